@@ -1,0 +1,144 @@
+// Package db opens leadline's database on either engine, applies the
+// embedded migrations, carries a transaction in the context and translates
+// engine errors into apikit errors.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Engine names the database engine behind a DB.
+type Engine string
+
+// The two engines.
+const (
+	SQLite   Engine = "sqlite"
+	Postgres Engine = "postgres"
+)
+
+// DB is an open database with the engine it runs on.
+type DB struct {
+	*bun.DB
+	Engine Engine
+}
+
+// DefaultDSN is the embedded default: a SQLite file in the working directory.
+const DefaultDSN = "./leadline.db"
+
+// IsPostgres reports whether dsn names a Postgres database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens dsn: a postgres:// URL opens Postgres, anything else is a
+// SQLite file path or file: URL. It checks the connection before returning.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	if dsn == "" {
+		dsn = DefaultDSN
+	}
+	var d *DB
+	if IsPostgres(dsn) {
+		sqldb, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		sqldb.SetMaxOpenConns(20)
+		sqldb.SetMaxIdleConns(20)
+		d = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Engine: Postgres}
+	} else {
+		sqldb, err := sql.Open("sqlite", sqliteDSN(dsn))
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		// WAL lets readers run beside the single writer; more connections
+		// than that only queue on the write lock.
+		sqldb.SetMaxOpenConns(8)
+		sqldb.SetMaxIdleConns(8)
+		d = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite}
+	}
+	if err := d.PingContext(ctx); err != nil {
+		_ = d.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", d.Engine, err)
+	}
+	return d, nil
+}
+
+// sqliteDSN turns a path or file: URL into a modernc DSN with the pragmas
+// leadline relies on. Immediate transactions take the write lock at BEGIN,
+// so concurrent writers wait (busy_timeout) instead of failing with
+// SQLITE_BUSY half-way through.
+func sqliteDSN(dsn string) string {
+	path, query, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+	vals, _ := url.ParseQuery(query)
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		vals.Add("_pragma", p)
+	}
+	if vals.Get("_txlock") == "" {
+		vals.Set("_txlock", "immediate")
+	}
+	if !strings.HasPrefix(path, "/") && path != ":memory:" {
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+	}
+	return "file:" + path + "?" + vals.Encode()
+}
+
+type txKey struct{}
+
+// IDB returns the transaction carried by ctx, or db itself.
+func (d *DB) IDB(ctx context.Context) bun.IDB {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx
+	}
+	return d.DB
+}
+
+// InTx runs fn inside a transaction carried by the context fn receives.
+// When ctx already carries one, fn joins it, so one transaction can span
+// several areas' stores.
+func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return fn(ctx)
+	}
+	return d.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(context.WithValue(ctx, txKey{}, tx))
+	})
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint violation on
+// either engine.
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		return sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// Conflict translates a unique violation into an E_CONFLICT error with the
+// given message and remedy; any other error is returned as it is.
+func Conflict(err error, msg, remedy string) error {
+	if IsUniqueViolation(err) {
+		return &conflictError{cause: err, msg: msg, remedy: remedy}
+	}
+	return err
+}

@@ -1,0 +1,220 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Setup is the declarative form of workspaces that 'leadline apply' reads.
+// Applying it creates or updates workspaces by name; applying it again
+// changes nothing.
+type Setup struct {
+	Workspaces []WorkspaceSpec `yaml:"workspaces" json:"workspaces"`
+}
+
+// WorkspaceSpec describes one workspace. Members, clients, stages, tags,
+// lists and blacklist entries not named are kept as they are: a setup file
+// adds and updates, it never deletes (a member leaves with active: false).
+type WorkspaceSpec struct {
+	Name      string        `yaml:"name"`
+	Timezone  string        `yaml:"timezone"`
+	Plan      string        `yaml:"plan"`
+	Suspended *bool         `yaml:"suspended"`
+	Members   []MemberSpec  `yaml:"members"`
+	Clients   []string      `yaml:"clients"`
+	Stages    []string      `yaml:"stages"`
+	Tags      []string      `yaml:"tags"`
+	Lists     []string      `yaml:"lists"`
+	Blacklist BlacklistSpec `yaml:"blacklist"`
+}
+
+// MemberSpec is a member by email. Active defaults to true.
+type MemberSpec struct {
+	Email  string      `yaml:"email"`
+	Role   apikit.Role `yaml:"role"`
+	Active *bool       `yaml:"active"`
+}
+
+// BlacklistSpec lists companies, email domains and LinkedIn identifiers
+// that are never contacted.
+type BlacklistSpec struct {
+	Companies []string `yaml:"companies"`
+	Domains   []string `yaml:"domains"`
+	LinkedIn  []string `yaml:"linkedin"`
+}
+
+func (ws *WorkspaceSpec) validate() error {
+	if strings.TrimSpace(ws.Name) == "" {
+		return apikit.Invalid("A workspace has no name.", "Give every workspace a name.")
+	}
+	if ws.Timezone != "" {
+		if _, err := time.LoadLocation(ws.Timezone); err != nil {
+			return apikit.Invalid(fmt.Sprintf("Workspace %q: unknown timezone %q.", ws.Name, ws.Timezone),
+				"Use an IANA timezone name such as Europe/Berlin or America/New_York.")
+		}
+	}
+	if ws.Plan != "" && ws.Plan != apikit.PlanStarter && ws.Plan != apikit.PlanPro {
+		return apikit.Invalid(fmt.Sprintf("Workspace %q: unknown plan %q.", ws.Name, ws.Plan), "Use starter or pro.")
+	}
+	seen := map[string]bool{}
+	for _, m := range ws.Members {
+		email := strings.ToLower(strings.TrimSpace(m.Email))
+		if email == "" || !strings.Contains(email, "@") {
+			return apikit.Invalid(fmt.Sprintf("Workspace %q: member email %q is not an email address.", ws.Name, m.Email), "Give each member an email address.")
+		}
+		if seen[email] {
+			return apikit.Invalid(fmt.Sprintf("Workspace %q: member %s is listed twice.", ws.Name, m.Email), "List each member once.")
+		}
+		seen[email] = true
+		if !m.Role.Valid() {
+			return apikit.Invalid(fmt.Sprintf("Workspace %q: member %s has unknown role %q.", ws.Name, m.Email, m.Role),
+				"Use owner, manager, member or client_viewer.")
+		}
+	}
+	for _, names := range [][]string{ws.Clients, ws.Stages, ws.Tags, ws.Lists} {
+		for _, n := range names {
+			if strings.TrimSpace(n) == "" {
+				return apikit.Invalid(fmt.Sprintf("Workspace %q: an empty name in clients, stages, tags or lists.", ws.Name), "Remove the empty entry.")
+			}
+		}
+	}
+	return nil
+}
+
+// Apply creates or updates the workspaces in setup, in one transaction, and
+// returns one line per change. Nothing is changed when any part is invalid.
+func (s *Service) Apply(ctx context.Context, setup Setup) ([]string, error) {
+	for i := range setup.Workspaces {
+		if err := setup.Workspaces[i].validate(); err != nil {
+			return nil, err
+		}
+	}
+	var changes []string
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		changes = nil
+		for _, ws := range setup.Workspaces {
+			c, err := s.applyOne(ctx, ws)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, c...)
+		}
+		return nil
+	})
+	return changes, err
+}
+
+func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, error) {
+	now := s.clock.Now()
+	var changes []string
+	say := func(format string, args ...any) {
+		changes = append(changes, fmt.Sprintf("workspace %s: ", ws.Name)+fmt.Sprintf(format, args...))
+	}
+	w, err := s.store.WorkspaceByName(ctx, ws.Name)
+	insert := db.IsNoRows(err)
+	if err != nil && !insert {
+		return nil, err
+	}
+	if insert {
+		w = &Workspace{ID: apikit.NewID(), Name: ws.Name, Timezone: "UTC", Plan: apikit.PlanStarter, CreatedAt: now}
+		say("created")
+	}
+	before := *w
+	if ws.Timezone != "" {
+		w.Timezone = ws.Timezone
+	}
+	if ws.Plan != "" {
+		w.Plan = ws.Plan
+	}
+	if ws.Suspended != nil {
+		w.Suspended = *ws.Suspended
+	}
+	if !insert {
+		if w.Timezone != before.Timezone {
+			say("timezone %s -> %s", before.Timezone, w.Timezone)
+		}
+		if w.Plan != before.Plan {
+			say("plan %s -> %s", before.Plan, w.Plan)
+		}
+		if w.Suspended != before.Suspended {
+			say("suspended %t -> %t", before.Suspended, w.Suspended)
+		}
+	}
+	if insert || w.Timezone != before.Timezone || w.Plan != before.Plan || w.Suspended != before.Suspended {
+		w.UpdatedAt = now
+		if err := s.store.SaveWorkspace(ctx, w, insert); err != nil {
+			return nil, err
+		}
+	}
+
+	for _, ms := range ws.Members {
+		active := ms.Active == nil || *ms.Active
+		m, err := s.store.MemberByEmail(ctx, w.ID, strings.TrimSpace(ms.Email))
+		if db.IsNoRows(err) {
+			m = &Member{ID: apikit.NewID(), WorkspaceID: w.ID, Email: strings.ToLower(strings.TrimSpace(ms.Email)),
+				Role: ms.Role, Active: active, CreatedAt: now, UpdatedAt: now}
+			if err := s.store.SaveMember(ctx, m, true); err != nil {
+				return nil, err
+			}
+			say("member %s added as %s%s", m.Email, m.Role, map[bool]string{true: "", false: " (inactive)"}[active])
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if m.Role == ms.Role && m.Active == active {
+			continue
+		}
+		if m.Role != ms.Role {
+			say("member %s role %s -> %s", m.Email, m.Role, ms.Role)
+		}
+		if m.Active != active {
+			say("member %s %s", m.Email, map[bool]string{true: "rejoined", false: "left"}[active])
+		}
+		m.Role, m.Active, m.UpdatedAt = ms.Role, active, now
+		if err := s.store.SaveMember(ctx, m, false); err != nil {
+			return nil, err
+		}
+	}
+
+	for _, kn := range []struct {
+		kind  Kind
+		names []string
+	}{{Clients, ws.Clients}, {Stages, ws.Stages}, {Tags, ws.Tags}, {Lists, ws.Lists}} {
+		names := slices.Compact(slices.Sorted(slices.Values(kn.names)))
+		have, err := s.store.NamedByName(ctx, w.ID, kn.kind, names)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if slices.ContainsFunc(have, func(h Named) bool { return h.Name == n }) {
+				continue
+			}
+			if err := s.store.InsertNamed(ctx, w.ID, kn.kind, Named{ID: apikit.NewID(), Name: n}, now); err != nil {
+				return nil, err
+			}
+			say("%s %q added", strings.TrimSuffix(string(kn.kind), "s"), n)
+		}
+	}
+
+	for _, bl := range []struct {
+		kind   string
+		values []string
+	}{{BlacklistCompany, ws.Blacklist.Companies}, {BlacklistDomain, ws.Blacklist.Domains}, {BlacklistLinkedIn, ws.Blacklist.LinkedIn}} {
+		for _, v := range nonEmptyLower(bl.values...) {
+			added, err := s.store.InsertBlacklist(ctx, &blacklistRow{ID: apikit.NewID(), WorkspaceID: w.ID, Kind: bl.kind, Value: v, CreatedAt: now})
+			if err != nil {
+				return nil, err
+			}
+			if added {
+				say("blacklist %s %q added", bl.kind, v)
+			}
+		}
+	}
+	return changes, nil
+}

@@ -1,0 +1,328 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Service holds the workspace rules.
+type Service struct {
+	db    *db.DB
+	store Store
+	clock apikit.Clock
+}
+
+// NewService returns a Service on d.
+func NewService(d *db.DB, clock apikit.Clock) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock}
+}
+
+// ByName returns the workspace named name.
+// Returns E_NOT_FOUND if there is none.
+func (s *Service) ByName(ctx context.Context, name string) (*Workspace, error) {
+	w, err := s.store.WorkspaceByName(ctx, name)
+	if db.IsNoRows(err) {
+		return nil, apikit.NotFound(fmt.Sprintf("Workspace %q", name))
+	}
+	return w, err
+}
+
+// Catalog returns the workspace's clients, stages, tags and lists, with the
+// clients limited to the principal's scope.
+func (s *Service) Catalog(ctx context.Context, p apikit.Principal) (Catalog, error) {
+	var c Catalog
+	var err error
+	var clientIDs []string
+	if p.Scoped() {
+		clientIDs = p.ClientIDs
+	}
+	if c.Clients, err = s.store.Named(ctx, p.WorkspaceID, Clients, clientIDs); err != nil {
+		return c, err
+	}
+	if c.Stages, err = s.store.Named(ctx, p.WorkspaceID, Stages, nil); err != nil {
+		return c, err
+	}
+	if c.Tags, err = s.store.Named(ctx, p.WorkspaceID, Tags, nil); err != nil {
+		return c, err
+	}
+	if c.Lists, err = s.store.Named(ctx, p.WorkspaceID, Lists, nil); err != nil {
+		return c, err
+	}
+	for _, l := range []*[]Named{&c.Clients, &c.Stages, &c.Tags, &c.Lists} {
+		if *l == nil {
+			*l = []Named{}
+		}
+	}
+	return c, nil
+}
+
+// Lookup returns the entries of kind among ids that exist in the workspace.
+func (s *Service) Lookup(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error) {
+	if ids == nil {
+		ids = []string{}
+	}
+	return s.store.Named(ctx, workspaceID, kind, ids)
+}
+
+// BlacklistHit returns which blacklist entry a person matches, as
+// "kind:value", or "" when none does. Company names and email domains are
+// compared case-insensitively.
+func (s *Service) BlacklistHit(ctx context.Context, workspaceID, company string, emails, linkedin []string) (string, error) {
+	var domains []string
+	for _, e := range emails {
+		if _, d, ok := strings.Cut(e, "@"); ok && d != "" {
+			domains = append(domains, strings.ToLower(d))
+		}
+	}
+	checks := []struct {
+		kind   string
+		values []string
+	}{
+		{BlacklistCompany, nonEmptyLower(company)},
+		{BlacklistDomain, domains},
+		{BlacklistLinkedIn, nonEmptyLower(linkedin...)},
+	}
+	for _, c := range checks {
+		hit, err := s.store.BlacklistMatch(ctx, workspaceID, c.kind, c.values)
+		if err != nil || hit != "" {
+			return strings.TrimSpace(c.kind + ":" + hit), err
+		}
+	}
+	return "", nil
+}
+
+func nonEmptyLower(vals ...string) []string {
+	var out []string
+	for _, v := range vals {
+		if v = strings.ToLower(strings.TrimSpace(v)); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// KeyInput is what creating a key takes.
+type KeyInput struct {
+	Workspace   string
+	MemberEmail string
+	Role        apikit.Role
+	Clients     []string // client names
+	ExpiresAt   *time.Time
+	Name        string
+}
+
+// CreateKey creates an API key and returns it with its secret, which is
+// never stored and cannot be shown again.
+//
+// Returns E_NOT_FOUND for an unknown workspace, member or client,
+// E_FORBIDDEN if the member may not create keys or the role is above what
+// they may hand out, E_PAYLOAD_INVALID for a bad role or a past expiry and
+// E_TOO_MANY when the workspace already has 25 active keys.
+func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, error) {
+	var key *Key
+	var secret string
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		now := s.clock.Now()
+		w, err := s.ByName(ctx, in.Workspace)
+		if err != nil {
+			return err
+		}
+		if err := s.store.LockWorkspace(ctx, w.ID); err != nil {
+			return err
+		}
+		m, err := s.store.MemberByEmail(ctx, w.ID, in.MemberEmail)
+		if db.IsNoRows(err) || (err == nil && !m.Active) {
+			return apikit.NotFound(fmt.Sprintf("Active member %q of workspace %q", in.MemberEmail, in.Workspace))
+		} else if err != nil {
+			return err
+		}
+		if !m.Role.AtLeast(apikit.RoleManager) {
+			return apikit.Forbidden(fmt.Sprintf("Member %s is a %s; only owners and managers create keys.", m.Email, m.Role),
+				"Create the key as an owner or a manager of the workspace.")
+		}
+		switch in.Role {
+		case apikit.RoleManager, apikit.RoleMember, apikit.RoleClientViewer:
+		case apikit.RoleOwner:
+			return apikit.Invalid("A key's role is never owner.", "Use manager, member or client_viewer.")
+		default:
+			return apikit.Invalid(fmt.Sprintf("Unknown role %q.", in.Role), "Use manager, member or client_viewer.")
+		}
+		if !m.Role.AtLeast(in.Role) {
+			return apikit.Forbidden(fmt.Sprintf("A %s cannot create a %s key.", m.Role, in.Role),
+				"Choose a role no higher than the creating member's.")
+		}
+		if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
+			return apikit.Invalid("The expiry is in the past.", "Give an expiry date in the future, or none for a key valid until revoked.")
+		}
+		var clientIDs []string
+		names := slices.Compact(slices.Sorted(slices.Values(in.Clients)))
+		found, err := s.store.NamedByName(ctx, w.ID, Clients, names)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			i := slices.IndexFunc(found, func(f Named) bool { return f.Name == n })
+			if i < 0 {
+				return apikit.NotFound(fmt.Sprintf("Client %q of workspace %q", n, in.Workspace))
+			}
+			clientIDs = append(clientIDs, found[i].ID)
+		}
+		active, err := s.store.CountActiveKeys(ctx, w.ID, now)
+		if err != nil {
+			return err
+		}
+		if active >= MaxActiveKeys {
+			return apikit.TooMany(fmt.Sprintf("Workspace %q already has %d active keys.", w.Name, MaxActiveKeys),
+				"Revoke a key you no longer use ('leadline keys revoke'), then create the new one.")
+		}
+		var hash string
+		secret, hash = newSecret()
+		name := in.Name
+		if name == "" {
+			name = string(in.Role) + " key"
+		}
+		key = &Key{ID: apikit.NewID(), WorkspaceID: w.ID, MemberID: m.ID, Name: name, Role: string(in.Role),
+			Hash: hash, Prefix: secret[:len(keyPrefix)+8], ExpiresAt: in.ExpiresAt, CreatedAt: now,
+			MemberEmail: m.Email, ClientNames: names}
+		if key.ClientNames == nil {
+			key.ClientNames = []string{}
+		}
+		if err := s.store.InsertKey(ctx, key, clientIDs); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return key, secret, nil
+}
+
+// Keys lists every key of the workspace, revoked and expired ones included.
+func (s *Service) Keys(ctx context.Context, workspace string) ([]Key, error) {
+	w, err := s.ByName(ctx, workspace)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := s.store.Keys(ctx, w.ID)
+	if err != nil {
+		return nil, err
+	}
+	members, err := s.store.Members(ctx, w.ID)
+	if err != nil {
+		return nil, err
+	}
+	clients, err := s.store.Named(ctx, w.ID, Clients, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i := range keys {
+		k := &keys[i]
+		for _, m := range members {
+			if m.ID == k.MemberID {
+				k.MemberEmail = m.Email
+			}
+		}
+		ids, err := s.store.KeyClientIDs(ctx, k.ID)
+		if err != nil {
+			return nil, err
+		}
+		k.ClientNames = []string{}
+		for _, c := range clients {
+			if slices.Contains(ids, c.ID) {
+				k.ClientNames = append(k.ClientNames, c.Name)
+			}
+		}
+	}
+	return keys, nil
+}
+
+// RevokeKey revokes the key with id in the workspace; revoking twice is a
+// no-op. Returns E_NOT_FOUND for an unknown key.
+func (s *Service) RevokeKey(ctx context.Context, workspace, id string) (*Key, error) {
+	w, err := s.ByName(ctx, workspace)
+	if err != nil {
+		return nil, err
+	}
+	if !apikit.ValidID(id) {
+		return nil, apikit.NotFound(fmt.Sprintf("Key %q", id))
+	}
+	k, err := s.store.KeyByID(ctx, w.ID, id)
+	if db.IsNoRows(err) {
+		return nil, apikit.NotFound(fmt.Sprintf("Key %q", id))
+	} else if err != nil {
+		return nil, err
+	}
+	if k.RevokedAt == nil {
+		now := s.clock.Now()
+		if err := s.store.RevokeKey(ctx, k.ID, now); err != nil {
+			return nil, err
+		}
+		k.RevokedAt = &now
+	}
+	return k, nil
+}
+
+// touchEvery is how stale last_used_at may get before a request refreshes
+// it, so that reads do not each cost a write.
+const touchEvery = time.Minute
+
+// Authenticate turns a secret into the principal it acts as. The creator's
+// current membership decides at every call: a creator who left makes the
+// key invalid, a lowered role lowers the key's rights.
+//
+// Returns E_UNAUTHORIZED for a missing, unknown, expired or revoked key or
+// one whose creator left, and E_PLAN_SUSPENDED for a suspended workspace.
+func (s *Service) Authenticate(ctx context.Context, secret string) (apikit.Principal, error) {
+	var p apikit.Principal
+	if secret == "" {
+		return p, apikit.Unauthorized("No API key was sent.")
+	}
+	k, err := s.store.KeyByHash(ctx, hashSecret(secret))
+	if db.IsNoRows(err) {
+		return p, apikit.Unauthorized("The API key is not valid.")
+	} else if err != nil {
+		return p, err
+	}
+	now := s.clock.Now()
+	if k.RevokedAt != nil {
+		return p, apikit.Unauthorized("The API key was revoked.")
+	}
+	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
+		return p, apikit.Unauthorized("The API key has expired.")
+	}
+	m, err := s.store.MemberByID(ctx, k.MemberID)
+	if err != nil {
+		return p, err
+	}
+	if !m.Active {
+		return p, apikit.Unauthorized("The member who created this API key has left the workspace.")
+	}
+	w, err := s.store.WorkspaceByID(ctx, k.WorkspaceID)
+	if err != nil {
+		return p, err
+	}
+	if w.Suspended {
+		return p, apikit.PlanSuspended()
+	}
+	clients, err := s.store.KeyClientIDs(ctx, k.ID)
+	if err != nil {
+		return p, err
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {
+		if err := s.store.TouchKey(ctx, k.ID, now); err != nil {
+			return p, err
+		}
+	}
+	return apikit.Principal{
+		WorkspaceID: w.ID, WorkspaceName: w.Name, Timezone: w.Timezone, Plan: w.Plan,
+		KeyID: k.ID, MemberID: m.ID, MemberEmail: m.Email,
+		Role: apikit.MinRole(apikit.Role(k.Role), m.Role), ClientIDs: clients,
+	}, nil
+}

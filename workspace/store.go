@@ -1,0 +1,231 @@
+package workspace
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Store is the persistence the workspace service needs. BunStore serves it
+// on SQLite and Postgres; every method joins the transaction in ctx.
+type Store interface {
+	WorkspaceByName(ctx context.Context, name string) (*Workspace, error)
+	WorkspaceByID(ctx context.Context, id string) (*Workspace, error)
+	LockWorkspace(ctx context.Context, id string) error
+	SaveWorkspace(ctx context.Context, w *Workspace, insert bool) error
+	Members(ctx context.Context, workspaceID string) ([]Member, error)
+	MemberByEmail(ctx context.Context, workspaceID, email string) (*Member, error)
+	MemberByID(ctx context.Context, id string) (*Member, error)
+	SaveMember(ctx context.Context, m *Member, insert bool) error
+	Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error)
+	NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error)
+	InsertNamed(ctx context.Context, workspaceID string, kind Kind, n Named, at time.Time) error
+	InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error)
+	Blacklist(ctx context.Context, workspaceID string) ([]blacklistRow, error)
+	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error)
+	InsertKey(ctx context.Context, k *Key, clientIDs []string) error
+	KeyByHash(ctx context.Context, hash string) (*Key, error)
+	KeyByID(ctx context.Context, workspaceID, id string) (*Key, error)
+	Keys(ctx context.Context, workspaceID string) ([]Key, error)
+	KeyClientIDs(ctx context.Context, keyID string) ([]string, error)
+	CountActiveKeys(ctx context.Context, workspaceID string, now time.Time) (int, error)
+	RevokeKey(ctx context.Context, id string, at time.Time) error
+	TouchKey(ctx context.Context, id string, at time.Time) error
+}
+
+// BunStore is the Store on either engine.
+type BunStore struct{ db *db.DB }
+
+// NewBunStore returns the Store backed by d.
+func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+
+func (s *BunStore) idb(ctx context.Context) bun.IDB { return s.db.IDB(ctx) }
+
+func (s *BunStore) WorkspaceByName(ctx context.Context, name string) (*Workspace, error) {
+	w := new(Workspace)
+	if err := s.idb(ctx).NewSelect().Model(w).Where("name = ?", name).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (s *BunStore) WorkspaceByID(ctx context.Context, id string) (*Workspace, error) {
+	w := new(Workspace)
+	if err := s.idb(ctx).NewSelect().Model(w).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// LockWorkspace serialises writers that check a per-workspace limit. On
+// SQLite the immediate transaction already holds the only write lock.
+func (s *BunStore) LockWorkspace(ctx context.Context, id string) error {
+	if s.db.Engine != db.Postgres {
+		return nil
+	}
+	_, err := s.idb(ctx).NewRaw(`SELECT id FROM workspaces WHERE id = ? FOR UPDATE`, id).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) SaveWorkspace(ctx context.Context, w *Workspace, insert bool) error {
+	if insert {
+		_, err := s.idb(ctx).NewInsert().Model(w).Exec(ctx)
+		return err
+	}
+	_, err := s.idb(ctx).NewUpdate().Model(w).WherePK().Exec(ctx)
+	return err
+}
+
+func (s *BunStore) Members(ctx context.Context, workspaceID string) ([]Member, error) {
+	var ms []Member
+	err := s.idb(ctx).NewSelect().Model(&ms).Where("workspace_id = ?", workspaceID).Order("email").Scan(ctx)
+	return ms, err
+}
+
+func (s *BunStore) MemberByEmail(ctx context.Context, workspaceID, email string) (*Member, error) {
+	m := new(Member)
+	err := s.idb(ctx).NewSelect().Model(m).Where("workspace_id = ? AND lower(email) = ?", workspaceID, strings.ToLower(email)).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *BunStore) MemberByID(ctx context.Context, id string) (*Member, error) {
+	m := new(Member)
+	if err := s.idb(ctx).NewSelect().Model(m).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *BunStore) SaveMember(ctx context.Context, m *Member, insert bool) error {
+	if insert {
+		_, err := s.idb(ctx).NewInsert().Model(m).Exec(ctx)
+		return err
+	}
+	_, err := s.idb(ctx).NewUpdate().Model(m).WherePK().Exec(ctx)
+	return err
+}
+
+// Named returns the workspace's entries of kind, all of them when ids is
+// nil, else only those among ids.
+func (s *BunStore) Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error) {
+	q := s.idb(ctx).NewSelect().Table(string(kind)).Column("id", "name").Where("workspace_id = ?", workspaceID)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		q = q.Where("id IN (?)", bun.In(ids))
+	}
+	var out []Named
+	err := q.Order("name").Scan(ctx, &out)
+	return out, err
+}
+
+func (s *BunStore) NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var out []Named
+	err := s.idb(ctx).NewSelect().Table(string(kind)).Column("id", "name").
+		Where("workspace_id = ?", workspaceID).Where("name IN (?)", bun.In(names)).Order("name").Scan(ctx, &out)
+	return out, err
+}
+
+func (s *BunStore) InsertNamed(ctx context.Context, workspaceID string, kind Kind, n Named, at time.Time) error {
+	row := &namedRow{ID: n.ID, WorkspaceID: workspaceID, Name: n.Name, CreatedAt: at}
+	_, err := s.idb(ctx).NewInsert().Model(row).ModelTableExpr(string(kind)).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error) {
+	res, err := s.idb(ctx).NewInsert().Model(r).On("CONFLICT (workspace_id, kind, value) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+func (s *BunStore) Blacklist(ctx context.Context, workspaceID string) ([]blacklistRow, error) {
+	var rows []blacklistRow
+	err := s.idb(ctx).NewSelect().Model(&rows).Where("workspace_id = ?", workspaceID).Order("kind", "value").Scan(ctx)
+	return rows, err
+}
+
+// BlacklistMatch returns the first of values on the workspace's blacklist
+// of kind, or "" when none is. Values are stored and compared lower-case.
+func (s *BunStore) BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error) {
+	if len(values) == 0 {
+		return "", nil
+	}
+	var hits []string
+	err := s.idb(ctx).NewSelect().Table("blacklist").Column("value").
+		Where("workspace_id = ? AND kind = ?", workspaceID, kind).Where("value IN (?)", bun.In(values)).
+		Limit(1).Scan(ctx, &hits)
+	if err != nil || len(hits) == 0 {
+		return "", err
+	}
+	return hits[0], nil
+}
+
+func (s *BunStore) InsertKey(ctx context.Context, k *Key, clientIDs []string) error {
+	if _, err := s.idb(ctx).NewInsert().Model(k).Exec(ctx); err != nil {
+		return err
+	}
+	for _, c := range clientIDs {
+		if _, err := s.idb(ctx).NewInsert().Model(&keyClient{KeyID: k.ID, ClientID: c}).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *BunStore) KeyByHash(ctx context.Context, hash string) (*Key, error) {
+	k := new(Key)
+	if err := s.idb(ctx).NewSelect().Model(k).Where("hash = ?", hash).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (s *BunStore) KeyByID(ctx context.Context, workspaceID, id string) (*Key, error) {
+	k := new(Key)
+	if err := s.idb(ctx).NewSelect().Model(k).Where("workspace_id = ? AND id = ?", workspaceID, id).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (s *BunStore) Keys(ctx context.Context, workspaceID string) ([]Key, error) {
+	var ks []Key
+	err := s.idb(ctx).NewSelect().Model(&ks).Where("workspace_id = ?", workspaceID).Order("created_at", "id").Scan(ctx)
+	return ks, err
+}
+
+func (s *BunStore) KeyClientIDs(ctx context.Context, keyID string) ([]string, error) {
+	var ids []string
+	err := s.idb(ctx).NewSelect().Table("api_key_clients").Column("client_id").Where("key_id = ?", keyID).Order("client_id").Scan(ctx, &ids)
+	return ids, err
+}
+
+func (s *BunStore) CountActiveKeys(ctx context.Context, workspaceID string, now time.Time) (int, error) {
+	n, err := s.idb(ctx).NewSelect().Table("api_keys").
+		Where("workspace_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", workspaceID, now).Count(ctx)
+	return int(n), err
+}
+
+func (s *BunStore) RevokeKey(ctx context.Context, id string, at time.Time) error {
+	_, err := s.idb(ctx).NewUpdate().Table("api_keys").Set("revoked_at = ?", at).Where("id = ? AND revoked_at IS NULL", id).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) TouchKey(ctx context.Context, id string, at time.Time) error {
+	_, err := s.idb(ctx).NewUpdate().Table("api_keys").Set("last_used_at = ?", at).Where("id = ?", id).Exec(ctx)
+	return err
+}

@@ -1,0 +1,217 @@
+package workspace_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/workspace"
+)
+
+var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+func acme() workspace.Setup {
+	return workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
+		Name: "acme", Timezone: "Europe/Berlin", Plan: "pro", Suspended: ptr(false),
+		Members: []workspace.MemberSpec{
+			{Email: "owner@acme.test", Role: apikit.RoleOwner},
+			{Email: "boss@acme.test", Role: apikit.RoleManager},
+			{Email: "max@acme.test", Role: apikit.RoleMember, Active: ptr(true)},
+		},
+		Clients: []string{"Globex", "Initech"}, Stages: []string{"New", "Contacted"},
+		Tags: []string{"vip"}, Lists: []string{"Berlin CTOs"},
+		Blacklist: workspace.BlacklistSpec{Companies: []string{"Umbrella"}, Domains: []string{"umbrella.test"}},
+	}}}
+}
+
+type bundle struct {
+	svc   *workspace.Service
+	clock *apikit.FakeClock
+	d     *db.DB
+}
+
+func setup(t *testing.T, d *db.DB) bundle {
+	t.Helper()
+	clock := apikit.NewFakeClock(t0)
+	svc := workspace.NewService(d, clock)
+	if _, err := svc.Apply(context.Background(), acme()); err != nil {
+		t.Fatal(err)
+	}
+	return bundle{svc: svc, clock: clock, d: d}
+}
+
+func TestApplyIsIdempotent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		changes, err := b.svc.Apply(ctx, acme())
+		is.NoErr(err)
+		is.Equal(len(changes), 0) // applying again changes nothing
+
+		s := acme()
+		s.Workspaces[0].Members[2].Active = ptr(false)
+		s.Workspaces[0].Members[1].Role = apikit.RoleMember
+		s.Workspaces[0].Plan = "starter"
+		changes, err = b.svc.Apply(ctx, s)
+		is.NoErr(err)
+		is.Equal(changes, []string{
+			"workspace acme: plan pro -> starter",
+			"workspace acme: member boss@acme.test role manager -> member",
+			"workspace acme: member max@acme.test left",
+		})
+	})
+}
+
+func TestApplyRejectsBadInputAndChangesNothing(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		svc := workspace.NewService(d, apikit.NewFakeClock(t0))
+		s := acme()
+		s.Workspaces = append(s.Workspaces, workspace.WorkspaceSpec{Name: "b", Timezone: "Mars/Olympus"})
+		_, err := svc.Apply(context.Background(), s)
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+		_, err = svc.ByName(context.Background(), "acme")
+		is.Equal(apikit.ErrorCode(err), apikit.ENotFound) // nothing was created
+	})
+}
+
+func TestKeyRules(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		create := func(email string, role apikit.Role, clients ...string) error {
+			_, _, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: email, Role: role, Clients: clients})
+			return err
+		}
+		is.Equal(apikit.ErrorCode(create("max@acme.test", apikit.RoleMember)), apikit.EForbidden)          // members create no keys
+		is.Equal(apikit.ErrorCode(create("owner@acme.test", apikit.RoleOwner)), apikit.EPayloadInvalid)   // never owner
+		is.Equal(apikit.ErrorCode(create("owner@acme.test", "admin")), apikit.EPayloadInvalid)            // unknown role
+		is.Equal(apikit.ErrorCode(create("owner@acme.test", apikit.RoleMember, "Nope")), apikit.ENotFound) // unknown client
+		is.Equal(apikit.ErrorCode(create("ghost@acme.test", apikit.RoleMember)), apikit.ENotFound)
+		_, _, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleMember, ExpiresAt: ptr(t0.Add(-time.Hour))})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid) // past expiry
+
+		k, secret, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleManager, Clients: []string{"Globex"}, Name: "zapier"})
+		is.NoErr(err)
+		is.True(len(secret) > 40)
+		keys, err := b.svc.Keys(ctx, "acme")
+		is.NoErr(err)
+		is.Equal(len(keys), 1)
+		is.Equal(keys[0].ID, k.ID)
+		is.Equal(keys[0].ClientNames, []string{"Globex"})
+		is.True(keys[0].Hash != secret) // only the hash is stored
+
+		for i := 1; i < workspace.MaxActiveKeys; i++ {
+			is.NoErr(create("owner@acme.test", apikit.RoleMember))
+		}
+		is.Equal(apikit.ErrorCode(create("owner@acme.test", apikit.RoleMember)), apikit.ETooMany)
+		_, err = b.svc.RevokeKey(ctx, "acme", k.ID)
+		is.NoErr(err)
+		is.NoErr(create("owner@acme.test", apikit.RoleMember)) // a revoked key frees a place
+	})
+}
+
+func TestAuthenticate(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		b := setup(t, d)
+		key := func(email string, role apikit.Role, expires *time.Time, clients ...string) (string, string) {
+			k, secret, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: email, Role: role, ExpiresAt: expires, Clients: clients})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k.ID, secret
+		}
+		_, manager := key("boss@acme.test", apikit.RoleManager, nil, "Globex")
+		revokedID, revoked := key("boss@acme.test", apikit.RoleMember, nil)
+		_, expiring := key("owner@acme.test", apikit.RoleMember, ptr(t0.Add(time.Hour)))
+		_, byOwner := key("owner@acme.test", apikit.RoleManager, nil)
+		_, err := b.svc.RevokeKey(ctx, "acme", revokedID)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		t.Run("valid key carries role and scope", func(t *testing.T) {
+			is := is.New(t)
+			p, err := b.svc.Authenticate(ctx, manager)
+			is.NoErr(err)
+			is.Equal(p.Role, apikit.RoleManager)
+			is.Equal(len(p.ClientIDs), 1)
+			is.Equal(p.MemberEmail, "boss@acme.test")
+		})
+		for name, secret := range map[string]string{"missing": "", "unknown": "ll_nope", "revoked": revoked} {
+			t.Run(name, func(t *testing.T) {
+				_, err := b.svc.Authenticate(ctx, secret)
+				is.New(t).Equal(apikit.ErrorCode(err), apikit.EUnauthorized)
+			})
+		}
+		t.Run("expired", func(t *testing.T) {
+			is := is.New(t)
+			_, err := b.svc.Authenticate(ctx, expiring)
+			is.NoErr(err)
+			b.clock.Advance(time.Hour)
+			_, err = b.svc.Authenticate(ctx, expiring)
+			is.Equal(apikit.ErrorCode(err), apikit.EUnauthorized)
+		})
+		t.Run("lowered creator lowers the key at once", func(t *testing.T) {
+			is := is.New(t)
+			s := acme()
+			s.Workspaces[0].Members[0].Role = apikit.RoleMember // owner demoted
+			_, err := b.svc.Apply(ctx, s)
+			is.NoErr(err)
+			p, err := b.svc.Authenticate(ctx, byOwner)
+			is.NoErr(err)
+			is.Equal(p.Role, apikit.RoleMember)
+		})
+		t.Run("creator left", func(t *testing.T) {
+			is := is.New(t)
+			s := acme()
+			s.Workspaces[0].Members[1].Active = ptr(false)
+			_, err := b.svc.Apply(ctx, s)
+			is.NoErr(err)
+			_, err = b.svc.Authenticate(ctx, manager)
+			is.Equal(apikit.ErrorCode(err), apikit.EUnauthorized)
+		})
+		t.Run("suspended workspace", func(t *testing.T) {
+			is := is.New(t)
+			s := acme()
+			s.Workspaces[0].Suspended = ptr(true)
+			_, err := b.svc.Apply(ctx, s)
+			is.NoErr(err)
+			_, err = b.svc.Authenticate(ctx, byOwner)
+			is.Equal(apikit.ErrorCode(err), apikit.EPlanSuspended)
+		})
+	})
+}
+
+func TestBlacklistHit(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		w, err := b.svc.ByName(ctx, "acme")
+		is.NoErr(err)
+		for _, c := range []struct {
+			company string
+			emails  []string
+			want    string
+		}{
+			{"umbrella", nil, "company:umbrella"},
+			{"Globex", []string{"ann@Umbrella.TEST"}, "domain:umbrella.test"},
+			{"Globex", []string{"ann@globex.test"}, ""},
+		} {
+			hit, err := b.svc.BlacklistHit(ctx, w.ID, c.company, c.emails, nil)
+			is.NoErr(err)
+			is.Equal(hit, c.want)
+		}
+	})
+}
