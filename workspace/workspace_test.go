@@ -93,8 +93,8 @@ func TestKeyRules(t *testing.T) {
 			return err
 		}
 		is.Equal(apikit.ErrorCode(create("max@acme.test", apikit.RoleMember)), apikit.EForbidden)          // members create no keys
-		is.Equal(apikit.ErrorCode(create("owner@acme.test", apikit.RoleOwner)), apikit.EPayloadInvalid)   // never owner
-		is.Equal(apikit.ErrorCode(create("owner@acme.test", "admin")), apikit.EPayloadInvalid)            // unknown role
+		is.Equal(apikit.ErrorCode(create("owner@acme.test", apikit.RoleOwner)), apikit.EPayloadInvalid)    // never owner
+		is.Equal(apikit.ErrorCode(create("owner@acme.test", "admin")), apikit.EPayloadInvalid)             // unknown role
 		is.Equal(apikit.ErrorCode(create("owner@acme.test", apikit.RoleMember, "Nope")), apikit.ENotFound) // unknown client
 		is.Equal(apikit.ErrorCode(create("ghost@acme.test", apikit.RoleMember)), apikit.ENotFound)
 		_, _, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleMember, ExpiresAt: ptr(t0.Add(-time.Hour))})

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/server"
+	"github.com/leadline/leadline/workspace"
+)
+
+func newFlags(name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dsn := fs.String("db", envOr("LEADLINE_DB", db.DefaultDSN), "database: a SQLite file path or a postgres:// URL")
+	return fs, dsn
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return nil
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlags("serve")
+	addr := fs.String("addr", envOr("LEADLINE_ADDR", "127.0.0.1:8080"), "listen address")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	srv := server.New(server.Config{DB: d, Logger: logger})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	go sweep(ctx, srv, logger)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	fmt.Fprintf(stdout, "leadline serving http://%s/v1 (docs at /v1/docs) on %s database %s\n", ln.Addr(), d.Engine, redact(*dsn))
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Graceful shutdown: stop accepting, let running requests finish.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	logger.Info("shutting down")
+	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// sweep clears ended rate windows and expired idempotency records.
+func sweep(ctx context.Context, srv *server.Server, logger *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := srv.Sweep(ctx); err != nil && ctx.Err() == nil {
+				logger.Warn("sweep", "err", err)
+			}
+		}
+	}
+}
+
+func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("migrate")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	d, err := db.Open(ctx, *dsn)
+	if err != nil {
+		return fmt.Errorf("cannot open database %s: %w", redact(*dsn), err)
+	}
+	defer d.Close()
+	applied, err := d.Migrate(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot migrate database %s: %w", redact(*dsn), err)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
+	for _, m := range applied {
+		fmt.Fprintln(stdout, "applied", m)
+	}
+	return nil
+}
+
+func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("apply")
+	file := fs.String("f", "", "setup YAML file")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *file == "" {
+		return usageError{"apply: -f setup.yaml is required"}
+	}
+	raw, err := os.ReadFile(*file)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", *file, err)
+	}
+	var setup workspace.Setup
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&setup); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s is not a valid setup file: %w", *file, err)
+	}
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	changes, err := workspace.NewService(d, apikit.SystemClock{}).Apply(ctx, setup)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(stdout, "no changes")
+	}
+	for _, c := range changes {
+		fmt.Fprintln(stdout, c)
+	}
+	return nil
+}
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func cmdKeys(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"keys: give create, list or revoke"}
+	}
+	switch args[0] {
+	case "create":
+		return cmdKeysCreate(ctx, args[1:], stdout)
+	case "list":
+		return cmdKeysList(ctx, args[1:], stdout)
+	case "revoke":
+		return cmdKeysRevoke(ctx, args[1:], stdout)
+	default:
+		return usageError{fmt.Sprintf("keys: unknown command %q", args[0])}
+	}
+}
+
+// parseExpiry reads YYYY-MM-DD (the end of that day is not implied: the key
+// expires at that date's midnight UTC) or RFC 3339.
+func parseExpiry(s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			t = t.UTC()
+			return &t, nil
+		}
+	}
+	return nil, usageError{fmt.Sprintf("keys create: --expires %q is not YYYY-MM-DD or RFC 3339", s)}
+}
+
+func cmdKeysCreate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("keys create")
+	ws := fs.String("workspace", "", "workspace name")
+	member := fs.String("member", "", "email of the creating member (owner or manager)")
+	role := fs.String("role", "", "manager, member or client_viewer")
+	var clients multiFlag
+	fs.Var(&clients, "client", "limit the key to this client (repeatable)")
+	expires := fs.String("expires", "", "expiry, YYYY-MM-DD or RFC 3339")
+	name := fs.String("name", "", "a label for the key")
+	asJSON := fs.Bool("json", false, `print {"id":…,"key":…}`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *ws == "" || *member == "" || *role == "" {
+		return usageError{"keys create: --workspace, --member and --role are required"}
+	}
+	exp, err := parseExpiry(*expires)
+	if err != nil {
+		return err
+	}
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	k, secret, err := workspace.NewService(d, apikit.SystemClock{}).CreateKey(ctx, workspace.KeyInput{
+		Workspace: *ws, MemberEmail: *member, Role: apikit.Role(*role), Clients: clients, ExpiresAt: exp, Name: *name})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]string{"id": k.ID, "key": secret})
+	}
+	fmt.Fprintf(stdout, "id:  %s\nkey: %s\n\nThe key is shown once: store it now. Only its hash is kept.\n", k.ID, secret)
+	return nil
+}
+
+func cmdKeysList(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("keys list")
+	ws := fs.String("workspace", "", "workspace name")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *ws == "" {
+		return usageError{"keys list: --workspace is required"}
+	}
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	keys, err := workspace.NewService(d, apikit.SystemClock{}).Keys(ctx, *ws)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if keys == nil {
+			keys = []workspace.Key{}
+		}
+		return json.NewEncoder(stdout).Encode(keys)
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tROLE\tMEMBER\tCLIENTS\tSTATE\tLAST USED")
+	now := time.Now()
+	for _, k := range keys {
+		state := "active"
+		switch {
+		case k.RevokedAt != nil:
+			state = "revoked"
+		case !k.Active(now):
+			state = "expired"
+		}
+		used := "never"
+		if k.LastUsedAt != nil {
+			used = k.LastUsedAt.Format(time.RFC3339)
+		}
+		clients := strings.Join(k.ClientNames, ",")
+		if clients == "" {
+			clients = "all"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Role, k.MemberEmail, clients, state, used)
+	}
+	return tw.Flush()
+}
+
+func cmdKeysRevoke(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("keys revoke")
+	ws := fs.String("workspace", "", "workspace name")
+	id := fs.String("key", "", "key id")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *ws == "" || *id == "" {
+		return usageError{"keys revoke: --workspace and --key are required"}
+	}
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	k, err := workspace.NewService(d, apikit.SystemClock{}).RevokeKey(ctx, *ws, *id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked %s (%s)\n", k.ID, k.Name)
+	return nil
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/workspace"
+)
+
+// demoSetup is the demo workspace: an agency working for two clients.
+var demoSetup = workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
+	Name: "demo", Timezone: "Europe/Berlin", Plan: apikit.PlanPro,
+	Members: []workspace.MemberSpec{
+		{Email: "owner@demo.test", Role: apikit.RoleOwner},
+		{Email: "manager@demo.test", Role: apikit.RoleManager},
+		{Email: "sdr@demo.test", Role: apikit.RoleMember},
+		{Email: "viewer@globex.test", Role: apikit.RoleClientViewer},
+	},
+	Clients:   []string{"Globex", "Initech"},
+	Stages:    []string{"New", "Contacted", "Replied", "Meeting booked", "Won", "Lost"},
+	Tags:      []string{"vip", "event-2026", "hiring", "competitor-user", "warm-intro"},
+	Lists:     []string{"Berlin CTOs", "Paris CFOs", "London Heads of Sales"},
+	Blacklist: workspace.BlacklistSpec{Companies: []string{"Umbrella"}, Domains: []string{"umbrella.test"}},
+}}}
+
+const demoLeads = 300
+
+func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("demo")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	clock := apikit.SystemClock{}
+	ws := workspace.NewService(d, clock)
+	if _, err := ws.Apply(ctx, demoSetup); err != nil {
+		return err
+	}
+	// Running demo again replaces its keys instead of piling them up.
+	old, err := ws.Keys(ctx, "demo")
+	if err != nil {
+		return err
+	}
+	for _, k := range old {
+		if strings.HasPrefix(k.Name, "demo ") && k.RevokedAt == nil {
+			if _, err := ws.RevokeKey(ctx, "demo", k.ID); err != nil {
+				return err
+			}
+		}
+	}
+	type demoKey struct {
+		label string
+		in    workspace.KeyInput
+	}
+	keys := []demoKey{
+		{"manager", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleManager}},
+		{"member", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember}},
+		{"client_viewer", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleClientViewer}},
+		{"member scoped to Globex", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember, Clients: []string{"Globex"}}},
+	}
+	secrets := make([]string, len(keys))
+	for i, k := range keys {
+		k.in.Workspace, k.in.Name = "demo", "demo "+k.label
+		_, secret, err := ws.CreateKey(ctx, k.in)
+		if err != nil {
+			return err
+		}
+		secrets[i] = secret
+	}
+	p, err := ws.Authenticate(ctx, secrets[0])
+	if err != nil {
+		return err
+	}
+	n, err := seedLeads(apikit.WithPrincipal(ctx, p), p, leads.NewService(d, clock, ws, events.NewLog(d, clock)), ws)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n\nKeys (shown once):\n", "demo", n)
+	for i, k := range keys {
+		fmt.Fprintf(stdout, "  %-24s %s\n", k.label, secrets[i])
+	}
+	fmt.Fprintf(stdout, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/me\n", secrets[1])
+	return nil
+}
+
+var (
+	firstNames = []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga", "Paul", "Quinn", "Rosa", "Sami", "Tara"}
+	lastNames  = []string{"Schmidt", "Dubois", "Okafor", "Novak", "Rossi", "Kowalski", "Haddad", "Larsen", "Moreau", "Tanaka", "Weber", "Silva", "Fischer", "Laurent", "Berg"}
+	companies  = []string{"Northwind", "Contoso", "Fabrikam", "Tailspin", "Wingtip", "Litware", "Proseware", "Adatum", "Lucerne", "Margie's Travel", "Trey Research", "Umbrella"}
+	titles     = []string{"CTO", "VP Engineering", "CFO", "Head of Sales", "Founder & CEO", "Director of Operations", "Head of Growth", "Engineering Manager"}
+	cities     = []string{"Berlin", "Paris", "London", "Munich", "Lyon", "Manchester"}
+	sources    = []string{"csv-import", "sales-navigator", "event-2026", "website"}
+)
+
+// seedLeads creates demoLeads realistic leads through the leads service,
+// so that they carry the same events and rules as API-created ones.
+// Re-running matches them by LinkedIn id and changes nothing.
+func seedLeads(ctx context.Context, p apikit.Principal, svc *leads.Service, ws *workspace.Service) (int, error) {
+	cat, err := ws.Catalog(ctx, p)
+	if err != nil {
+		return 0, err
+	}
+	rng := rand.New(rand.NewPCG(2026, 11))
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	str := func(s string) *string { return &s }
+	for i := range demoLeads {
+		first, last, company := pick(firstNames), pick(lastNames), pick(companies)
+		slug := strings.ToLower(fmt.Sprintf("%s-%s-%d", first, last, i))
+		domain := strings.ToLower(strings.NewReplacer(" ", "", "'", "", "&", "").Replace(company)) + ".test"
+		in := leads.Input{
+			LinkedInID:  str(fmt.Sprintf("ACoAAD%06d", i)),
+			LinkedInURL: str("https://www.linkedin.com/in/" + slug),
+			Name:        str(first + " " + last),
+			Company:     str(company),
+			Headline:    str(pick(titles) + " at " + company),
+			Location:    str(pick(cities)),
+			Source:      str(pick(sources)),
+			ClientID:    &cat.Clients[i%len(cat.Clients)].ID,
+			StageID:     &cat.Stages[rng.IntN(len(cat.Stages))].ID,
+			Custom:      map[string]any{"employees": 10 + rng.IntN(5000), "seed": i},
+		}
+		if rng.IntN(3) > 0 {
+			in.EmailWork = str(strings.ToLower(first+"."+last) + fmt.Sprintf("%d@", i) + domain)
+		}
+		if rng.IntN(2) == 0 {
+			in.ListID = &cat.Lists[rng.IntN(len(cat.Lists))].ID
+		}
+		res, err := svc.Upsert(ctx, p, in)
+		if err != nil {
+			return i, fmt.Errorf("seed lead %d: %w", i, err)
+		}
+		if res.Created && rng.IntN(3) == 0 {
+			tags := []string{cat.Tags[rng.IntN(len(cat.Tags))].ID, cat.Tags[rng.IntN(len(cat.Tags))].ID}
+			if _, err := svc.AddTags(ctx, p, res.Lead.ID, tags); err != nil {
+				return i, err
+			}
+		}
+	}
+	return demoLeads, nil
+}

@@ -1,0 +1,152 @@
+package leads
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Catalog is what the leads area needs of the workspace area.
+type Catalog interface {
+	Lookup(ctx context.Context, workspaceID string, kind workspace.Kind, ids []string) ([]workspace.Named, error)
+	BlacklistHit(ctx context.Context, workspaceID, company string, emails, linkedin []string) (string, error)
+}
+
+// EventLog is what the leads area needs of the activity log.
+type EventLog interface {
+	EmitMany(ctx context.Context, evs []events.Event) error
+	ForLead(ctx context.Context, workspaceID, leadID string, limit, offset int) ([]events.Event, int, error)
+}
+
+// Service holds the lead rules.
+type Service struct {
+	db      *db.DB
+	store   Store
+	clock   apikit.Clock
+	catalog Catalog
+	log     EventLog
+}
+
+// NewService returns the leads Service on d.
+func NewService(d *db.DB, clock apikit.Clock, catalog Catalog, log EventLog) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, catalog: catalog, log: log}
+}
+
+// visible returns the lead with id if the principal may see it.
+// Returns E_NOT_FOUND otherwise.
+func (s *Service) visible(ctx context.Context, p apikit.Principal, id string) (*Lead, error) {
+	if !apikit.ValidID(id) {
+		return nil, apikit.NotFound("Lead " + id)
+	}
+	l, err := s.store.ByID(ctx, p.WorkspaceID, id)
+	if db.IsNoRows(err) {
+		return nil, apikit.NotFound("Lead " + id)
+	} else if err != nil {
+		return nil, err
+	}
+	if !p.SeesClient(deref(l.ClientID)) {
+		return nil, apikit.NotFound("Lead " + id)
+	}
+	return l, nil
+}
+
+// Get returns the lead detail.
+// Returns E_NOT_FOUND if the lead is not visible to the principal.
+func (s *Service) Get(ctx context.Context, p apikit.Principal, id string) (*Detail, error) {
+	l, err := s.visible(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.detail(ctx, l)
+}
+
+func (s *Service) detail(ctx context.Context, l *Lead) (*Detail, error) {
+	tags, err := s.store.Tags(ctx, l.ID)
+	if err != nil {
+		return nil, err
+	}
+	if l.Custom == nil {
+		l.Custom = map[string]any{}
+	}
+	return &Detail{Lead: *l, Tags: tags, ProfileData: l.Profile, SenderState: []SenderState{}, Enrollments: []EnrollmentRef{}}, nil
+}
+
+// List returns one page of the leads visible to the principal.
+// Returns E_FORBIDDEN for a client filter outside a scoped key's clients
+// and E_PAYLOAD_INVALID for a bad limit or offset.
+func (s *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[Lead], error) {
+	if f.Limit == 0 {
+		f.Limit = apikit.DefaultLimit
+	}
+	if f.Limit < 1 || f.Limit > apikit.MaxLimit {
+		return apikit.Page[Lead]{}, apikit.Invalid(fmt.Sprintf("limit must be between 1 and %d.", apikit.MaxLimit), "Use a limit from 1 to 200 and page with offset.")
+	}
+	if f.Offset < 0 {
+		return apikit.Page[Lead]{}, apikit.Invalid("offset must be 0 or more.", "Use an offset of 0 or more.")
+	}
+	if f.ClientID != "" && !p.SeesClient(f.ClientID) {
+		return apikit.Page[Lead]{}, apikit.Forbidden("This key is limited to other clients.", "Filter by one of the clients in GET /v1/me, or leave client_id out.")
+	}
+	f.Q = strings.TrimSpace(f.Q)
+	f.Email = strings.TrimSpace(f.Email)
+	f.PublicIdentifier = strings.ToLower(strings.TrimSpace(f.PublicIdentifier))
+	leads, total, err := s.store.List(ctx, p.WorkspaceID, p.ClientIDs, f)
+	if err != nil {
+		return apikit.Page[Lead]{}, err
+	}
+	for i := range leads {
+		if leads[i].Custom == nil {
+			leads[i].Custom = map[string]any{}
+		}
+	}
+	return apikit.NewPage(leads, total, f.Limit, f.Offset), nil
+}
+
+// Timeline returns the lead's events, newest first.
+// Returns E_NOT_FOUND if the lead is not visible to the principal.
+func (s *Service) Timeline(ctx context.Context, p apikit.Principal, id string, limit int) ([]TimelineEvent, error) {
+	if _, err := s.visible(ctx, p, id); err != nil {
+		return nil, err
+	}
+	evs, _, err := s.log.ForLead(ctx, p.WorkspaceID, id, limit, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TimelineEvent, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, TimelineEvent{ID: e.ID, Kind: e.Kind, CreatedAt: e.CreatedAt,
+			MemberID: nonEmpty(e.MemberID), KeyID: nonEmpty(e.KeyID), Data: e.Data})
+	}
+	return out, nil
+}
+
+// emit writes lead events, each naming its lead.
+func (s *Service) emit(ctx context.Context, workspaceID string, evs ...events.Event) error {
+	for i := range evs {
+		evs[i].WorkspaceID = workspaceID
+	}
+	return s.log.EmitMany(ctx, evs)
+}
+
+func leadEvent(leadID, kind string, data map[string]any) events.Event {
+	return events.Event{LeadID: leadID, Kind: kind, Data: data}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,237 @@
+package leads
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Store is the persistence the leads service needs. BunStore serves it on
+// SQLite and Postgres; every method joins the transaction in ctx.
+type Store interface {
+	Insert(ctx context.Context, l *Lead) error
+	Update(ctx context.Context, l *Lead) error
+	ByID(ctx context.Context, workspaceID, id string) (*Lead, error)
+	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]Lead, error)
+	FindBy(ctx context.Context, workspaceID string, key matchKey, value string) (*Lead, error)
+	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Lead, int, error)
+	Tags(ctx context.Context, leadID string) ([]workspace.Named, error)
+	AddTag(ctx context.Context, leadID, tagID string, at time.Time) (bool, error)
+	RemoveTag(ctx context.Context, leadID, tagID string) (bool, error)
+	InsertSuppression(ctx context.Context, s *suppression) (bool, error)
+	SuppressionHit(ctx context.Context, workspaceID string, kind string, values []string) (string, error)
+	SuppressMatching(ctx context.Context, workspaceID, kind string, values []string, reason string, at time.Time) ([]string, error)
+	QueueEnrichment(ctx context.Context, r *enrichmentRequest) error
+}
+
+// matchKey is a lead field used to find an existing lead.
+type matchKey string
+
+const (
+	keyLinkedInID       matchKey = "linkedin_id"
+	keyProviderID       matchKey = "provider_id"
+	keyEmailWork        matchKey = "email_work"
+	keyEmailPersonal    matchKey = "email_personal"
+	keyPublicIdentifier matchKey = "public_identifier"
+)
+
+type leadTag struct {
+	bun.BaseModel `bun:"table:lead_tags"`
+
+	LeadID    string    `bun:"lead_id,pk"`
+	TagID     string    `bun:"tag_id,pk"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// Suppression kinds: do-not-contact entries for people who may not be leads
+// yet, and for leads by id.
+const (
+	SuppressEmail            = "email"
+	SuppressLinkedInID       = "linkedin_id"
+	SuppressPublicIdentifier = "public_identifier"
+	SuppressLead             = "lead"
+)
+
+type suppression struct {
+	bun.BaseModel `bun:"table:suppressions"`
+
+	ID          string    `bun:"id,pk"`
+	WorkspaceID string    `bun:"workspace_id"`
+	Kind        string    `bun:"kind"`
+	Value       string    `bun:"value"`
+	Reason      *string   `bun:"reason"`
+	MemberID    *string   `bun:"member_id"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+type enrichmentRequest struct {
+	bun.BaseModel `bun:"table:enrichment_requests,alias:er"`
+
+	ID          string    `bun:"id,pk"`
+	WorkspaceID string    `bun:"workspace_id"`
+	LeadID      string    `bun:"lead_id"`
+	WantPosts   bool      `bun:"want_posts"`
+	Force       bool      `bun:"force"`
+	Status      string    `bun:"status"`
+	CreatedAt   time.Time `bun:"created_at"`
+	UpdatedAt   time.Time `bun:"updated_at"`
+}
+
+// BunStore is the Store on either engine.
+type BunStore struct{ db *db.DB }
+
+// NewBunStore returns the Store backed by d.
+func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+
+func (s *BunStore) idb(ctx context.Context) bun.IDB { return s.db.IDB(ctx) }
+
+func (s *BunStore) Insert(ctx context.Context, l *Lead) error {
+	_, err := s.idb(ctx).NewInsert().Model(l).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) Update(ctx context.Context, l *Lead) error {
+	_, err := s.idb(ctx).NewUpdate().Model(l).WherePK().Exec(ctx)
+	return err
+}
+
+func (s *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Lead, error) {
+	l := new(Lead)
+	err := s.idb(ctx).NewSelect().Model(l).Where("l.workspace_id = ? AND l.id = ?", workspaceID, id).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (s *BunStore) ByIDs(ctx context.Context, workspaceID string, ids []string) ([]Lead, error) {
+	var out []Lead
+	for start := 0; start < len(ids); start += 500 {
+		var chunk []Lead
+		err := s.idb(ctx).NewSelect().Model(&chunk).
+			Where("l.workspace_id = ?", workspaceID).Where("l.id IN (?)", bun.In(ids[start:min(start+500, len(ids))])).Scan(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chunk...)
+	}
+	return out, nil
+}
+
+// FindBy finds the workspace's lead whose key equals value; emails compare
+// case-insensitively.
+func (s *BunStore) FindBy(ctx context.Context, workspaceID string, key matchKey, value string) (*Lead, error) {
+	l := new(Lead)
+	q := s.idb(ctx).NewSelect().Model(l).Where("l.workspace_id = ?", workspaceID)
+	switch key {
+	case keyEmailWork, keyEmailPersonal:
+		q = q.Where("lower(l.?) = ?", bun.Ident(string(key)), strings.ToLower(value))
+	default:
+		q = q.Where("l.? = ?", bun.Ident(string(key)), value)
+	}
+	if err := q.OrderExpr("l.id").Limit(1).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (s *BunStore) Tags(ctx context.Context, leadID string) ([]workspace.Named, error) {
+	var out []workspace.Named
+	err := s.idb(ctx).NewSelect().TableExpr("lead_tags AS lt").ColumnExpr("t.id, t.name").
+		Join("JOIN tags AS t ON t.id = lt.tag_id").Where("lt.lead_id = ?", leadID).Order("t.name").Scan(ctx, &out)
+	if out == nil {
+		out = []workspace.Named{}
+	}
+	return out, err
+}
+
+func (s *BunStore) AddTag(ctx context.Context, leadID, tagID string, at time.Time) (bool, error) {
+	res, err := s.idb(ctx).NewInsert().Model(&leadTag{LeadID: leadID, TagID: tagID, CreatedAt: at}).
+		On("CONFLICT (lead_id, tag_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+func (s *BunStore) RemoveTag(ctx context.Context, leadID, tagID string) (bool, error) {
+	res, err := s.idb(ctx).NewDelete().Model((*leadTag)(nil)).Where("lead_id = ? AND tag_id = ?", leadID, tagID).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+func (s *BunStore) InsertSuppression(ctx context.Context, sp *suppression) (bool, error) {
+	res, err := s.idb(ctx).NewInsert().Model(sp).On("CONFLICT (workspace_id, kind, value) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// SuppressionHit returns the first of values with a do-not-contact entry of
+// kind, or "".
+func (s *BunStore) SuppressionHit(ctx context.Context, workspaceID, kind string, values []string) (string, error) {
+	if len(values) == 0 {
+		return "", nil
+	}
+	var hits []string
+	err := s.idb(ctx).NewSelect().Table("suppressions").Column("value").
+		Where("workspace_id = ? AND kind = ?", workspaceID, kind).Where("value IN (?)", bun.In(values)).
+		Limit(1).Scan(ctx, &hits)
+	if err != nil || len(hits) == 0 {
+		return "", err
+	}
+	return hits[0], nil
+}
+
+// SuppressMatching marks do-not-contact every lead not yet marked whose
+// field for kind is among values, and returns their ids.
+func (s *BunStore) SuppressMatching(ctx context.Context, workspaceID, kind string, values []string, reason string, at time.Time) ([]string, error) {
+	var ids []string
+	for start := 0; start < len(values); start += 500 {
+		chunk := values[start:min(start+500, len(values))]
+		var cond string
+		switch kind {
+		case SuppressEmail:
+			cond = "(lower(email_work) IN (?) OR lower(email_personal) IN (?))"
+		case SuppressLinkedInID:
+			cond = "linkedin_id IN (?)"
+		case SuppressPublicIdentifier:
+			cond = "public_identifier IN (?)"
+		default:
+			cond = "id IN (?)"
+		}
+		args := []any{bun.In(chunk)}
+		if kind == SuppressEmail {
+			args = append(args, bun.In(chunk))
+		}
+		var got []string
+		err := s.idb(ctx).NewRaw(`UPDATE leads SET do_not_contact = ?, do_not_contact_at = ?, do_not_contact_reason = ?, updated_at = ?
+			WHERE workspace_id = ? AND do_not_contact = ? AND `+cond+` RETURNING id`,
+			append([]any{true, at, reason, at, workspaceID, false}, args...)...).Scan(ctx, &got)
+		if err != nil && !db.IsNoRows(err) {
+			return nil, err
+		}
+		ids = append(ids, got...)
+	}
+	return ids, nil
+}
+
+func (s *BunStore) QueueEnrichment(ctx context.Context, r *enrichmentRequest) error {
+	_, err := s.idb(ctx).NewInsert().Model(r).
+		On("CONFLICT (lead_id) WHERE status = 'queued' DO UPDATE").
+		Set("want_posts = er.want_posts OR EXCLUDED.want_posts").
+		Set("force = er.force OR EXCLUDED.force").
+		Set("updated_at = EXCLUDED.updated_at").Exec(ctx)
+	return err
+}

@@ -1,0 +1,99 @@
+// Package reports holds leadline's read-side aggregations. Every number a
+// report shows is one of the metrics defined here, computed from the
+// activity log.
+package reports
+
+// Definition says what a metric means and how it is computed.
+type Definition struct {
+	Label       string `json:"label" doc:"Short name for tables and charts."`
+	Description string `json:"description" doc:"What the metric means."`
+	Unit        string `json:"unit" enum:"count,ratio,usd,seconds" doc:"count, ratio (0..1), usd or seconds."`
+	Computation string `json:"computation" doc:"How the value is computed from the activity log."`
+}
+
+// sendActions are the actions a sender performs, each with its own daily cap.
+var sendActions = []struct{ key, label, what string }{
+	{"profile_view", "Profile views", "LinkedIn profile visits"},
+	{"invite", "Invitations", "LinkedIn connection invitations"},
+	{"message", "Messages", "LinkedIn messages to 1st-degree connections"},
+	{"inmail", "InMails", "LinkedIn InMails"},
+	{"follow", "Follows", "LinkedIn follows"},
+	{"like", "Post likes", "likes of a lead's LinkedIn posts"},
+	{"email", "Emails", "emails"},
+}
+
+var intents = []struct{ key, label string }{
+	{"interested", "Interested"}, {"question", "Question"}, {"not_now", "Not now"},
+	{"not_interested", "Not interested"}, {"ooo", "Out of office"}, {"wrong_person", "Wrong person"}, {"unclear", "Unclear"},
+}
+
+// Definitions returns every metric, keyed by metric key.
+func Definitions() map[string]Definition {
+	d := map[string]Definition{
+		"sends.total": {Label: "Actions sent", Unit: "count",
+			Description: "Every action senders performed for enrolled leads, all action kinds together.",
+			Computation: "Count of action.sent events in the period."},
+		"invites.accepted": {Label: "Invitations accepted", Unit: "count",
+			Description: "Connection invitations the lead accepted.",
+			Computation: "Count of invite.accepted events in the period."},
+		"acceptance_rate": {Label: "Acceptance rate", Unit: "ratio",
+			Description: "Share of invitations sent in the period that were accepted (so far).",
+			Computation: "invites.accepted for invitations sent in the period / sends.invite."},
+		"replies": {Label: "Replies", Unit: "count",
+			Description: "Leads who replied for the first time in a thread, on LinkedIn or by email.",
+			Computation: "Count of reply.received events that open a reply (later messages in the same thread do not count)."},
+		"reply_rate": {Label: "Reply rate", Unit: "ratio",
+			Description: "Share of contacted leads who replied.",
+			Computation: "replies / leads.contacted."},
+		"positive_reply_rate": {Label: "Positive reply rate", Unit: "ratio",
+			Description: "Share of replies classified interested or question.",
+			Computation: "(intents.interested + intents.question) / replies."},
+		"leads.contacted": {Label: "Leads contacted", Unit: "count",
+			Description: "Distinct leads that received at least one invitation, message, InMail or email.",
+			Computation: "Count of distinct lead_id over action.sent events of those kinds."},
+		"leads.created": {Label: "Leads created", Unit: "count",
+			Description: "Leads added to the workspace.",
+			Computation: "Count of lead.created events."},
+		"enrollments.started": {Label: "Enrollments", Unit: "count",
+			Description: "Leads enrolled in a sequence.",
+			Computation: "Count of enrollment.created events."},
+		"enrollments.finished": {Label: "Finished enrollments", Unit: "count",
+			Description: "Enrollments that reached the end of their sequence, exited, or stopped on a reply.",
+			Computation: "Count of enrollment.finished, enrollment.exited and enrollment.stopped events."},
+		"meetings.booked": {Label: "Meetings booked", Unit: "count",
+			Description: "Meetings booked by leads, as reported by the calendar provider.",
+			Computation: "Count of meeting.booked events."},
+		"meeting_rate": {Label: "Meeting rate", Unit: "ratio",
+			Description: "Share of contacted leads who booked a meeting.",
+			Computation: "meetings.booked / leads.contacted."},
+		"emails.bounced": {Label: "Bounces", Unit: "count",
+			Description: "Emails the receiving server refused.",
+			Computation: "Count of email.bounced events."},
+		"bounce_rate": {Label: "Bounce rate", Unit: "ratio",
+			Description: "Share of emails that bounced.",
+			Computation: "emails.bounced / sends.email."},
+		"time_to_reply": {Label: "Median time to reply", Unit: "seconds",
+			Description: "Median time between a lead's first contact in an enrollment and their first reply.",
+			Computation: "Median over replies of (reply.received time - first action.sent time of the enrollment)."},
+		"cost.total": {Label: "Cost", Unit: "usd",
+			Description: "What the senders used cost: each sender's daily cost, split over the clients and sequences it worked for by their share of its actions.",
+			Computation: "Sum over senders and days of daily_cost x (actions for the subject / all actions of the sender that day)."},
+		"cost.per_reply": {Label: "Cost per reply", Unit: "usd",
+			Description: "Cost divided by replies.",
+			Computation: "cost.total / replies; absent when there were no replies."},
+		"cost.per_meeting": {Label: "Cost per meeting", Unit: "usd",
+			Description: "Cost divided by meetings booked.",
+			Computation: "cost.total / meetings.booked; absent when no meeting was booked."},
+	}
+	for _, a := range sendActions {
+		d["sends."+a.key] = Definition{Label: a.label + " sent", Unit: "count",
+			Description: "Number of " + a.what + " senders performed.",
+			Computation: "Count of action.sent events with action " + a.key + "."}
+	}
+	for _, i := range intents {
+		d["intents."+i.key] = Definition{Label: i.label + " replies", Unit: "count",
+			Description: "Replies classified with intent " + i.key + ".",
+			Computation: "Count of message.classified events with intent " + i.key + " (the latest intent of each thread counts)."}
+	}
+	return d
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+)
+
+// TestErrorEnvelopeEverywhere walks every kind of error answer and checks
+// each is in the spec's envelope with its status and code.
+func TestErrorEnvelopeEverywhere(t *testing.T) {
+	eachEnv(t, RateLimits{Read: 600, Write: 300, Spend: 1}, func(t *testing.T, e *env) {
+		e.addTestOps()
+		lead := e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "env-1", "client_id": e.ids["Initech"]})
+		id := lead.data()["id"].(string)
+		e.call("POST", "/v1/leads/enrich", "member", map[string]any{"lead_ids": []string{id}})
+		for _, c := range []struct {
+			name, method, path, key string
+			body                    any
+			status                  int
+			code                    string
+		}{
+			{"unknown route", "GET", "/v1/nope", "member", nil, 404, apikit.ENotFound},
+			{"unknown route outside v1", "GET", "/", "", nil, 404, apikit.ENotFound},
+			{"wrong method", "DELETE", "/v1/me", "member", nil, 404, apikit.ENotFound},
+			{"no key", "GET", "/v1/leads", "", nil, 401, apikit.EUnauthorized},
+			{"role", "POST", "/v1/leads", "viewer", map[string]any{"linkedin_id": "x"}, 403, apikit.EForbidden},
+			{"scope", "GET", "/v1/leads?client_id=" + e.ids["Initech"], "globex", nil, 403, apikit.EForbidden},
+			{"not visible", "GET", "/v1/leads/" + id, "globex", nil, 404, apikit.ENotFound},
+			{"no such lead", "GET", "/v1/leads/" + apikit.NewID(), "member", nil, 404, apikit.ENotFound},
+			{"malformed id", "GET", "/v1/leads/123", "member", nil, 422, apikit.EPayloadInvalid},
+			{"unknown field", "POST", "/v1/leads", "member", map[string]any{"linkedin_id": "x", "bogus": true}, 422, apikit.EPayloadInvalid},
+			{"malformed json", "POST", "/v1/leads", "member", `{"linkedin_id":`, 422, apikit.EPayloadInvalid},
+			{"wrong type", "POST", "/v1/leads", "member", `{"linkedin_id": 5}`, 422, apikit.EPayloadInvalid},
+			{"unknown query parameter", "GET", "/v1/leads?colour=red", "member", nil, 422, apikit.EPayloadInvalid},
+			{"limit out of range", "GET", "/v1/leads?limit=201", "member", nil, 422, apikit.EPayloadInvalid},
+			{"too many tags", "POST", "/v1/leads/" + id + "/tags", "member", map[string]any{"tag_ids": make21()}, 422, apikit.ETooMany},
+			{"conflict", "POST", "/v1/leads", "globex", map[string]any{"linkedin_id": "env-1"}, 409, apikit.EConflict},
+			{"rate limited", "POST", "/v1/leads/enrich", "member", map[string]any{"lead_ids": []string{id}}, 429, apikit.ERateLimited},
+			{"internal", "POST", "/v1/test/flaky", "member", map[string]any{"n": 1}, 500, apikit.EInternal},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				assertEnvelope(t, e.call(c.method, c.path, c.key, c.body), c.status, c.code)
+			})
+		}
+	})
+}
+
+func make21() []string {
+	out := make([]string, 21)
+	for i := range out {
+		out[i] = apikit.NewID()
+	}
+	return out
+}
+
+func TestOpenAPIAndDocs(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		r := e.call("GET", "/v1/openapi.json", "", nil)
+		is.Equal(r.Status, 200)
+		var doc struct {
+			OpenAPI string `json:"openapi"`
+			Info    struct{ Version string }
+			Paths   map[string]map[string]struct {
+				Responses map[string]any `json:"responses"`
+			}
+		}
+		is.NoErr(json.Unmarshal(r.Raw, &doc))
+		is.True(strings.HasPrefix(doc.OpenAPI, "3.1"))
+		is.Equal(doc.Info.Version, "1.0.0")
+		for _, c := range []struct{ method, path, codes string }{
+			{"get", "/v1/me", "200 401 402 403 422 429 500"},
+			{"get", "/v1/leads", "200 401 402 403 422 429 500"},
+			{"post", "/v1/leads", "200 201 401 402 403 409 422 429 500"},
+			{"get", "/v1/leads/{id}", "200 404"},
+			{"patch", "/v1/leads/{id}", "200 404 409"},
+			{"post", "/v1/leads/{id}/tags", "200 404 409"},
+			{"delete", "/v1/leads/{id}/tags/{tag_id}", "200 404"},
+			{"put", "/v1/leads/{id}/stage", "200 404"},
+			{"put", "/v1/leads/{id}/list", "200 404"},
+			{"post", "/v1/leads/{id}/suppress", "200 404"},
+			{"delete", "/v1/leads/{id}/suppress", "200 404"},
+			{"get", "/v1/leads/{id}/timeline", "200 404"},
+			{"post", "/v1/leads/enrich", "202 409 429"},
+			{"post", "/v1/suppressions", "200 409"},
+		} {
+			op, ok := doc.Paths[c.path][c.method]
+			is.True(ok) // every route is documented
+			for _, code := range strings.Fields(c.codes) {
+				if _, ok := op.Responses[code]; !ok {
+					t.Errorf("%s %s does not document %s", c.method, c.path, code)
+				}
+			}
+		}
+		is.Equal(e.call("GET", "/v1/docs", "", nil).Status, 200)
+		is.Equal(e.call("GET", "/healthz", "", nil).Status, 200)
+	})
+}

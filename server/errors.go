@@ -1,0 +1,138 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/leadline/leadline/apikit"
+)
+
+// ErrorBody is the envelope of every non-2xx answer:
+// {"error":{"code","message","remedy"}}.
+type ErrorBody struct {
+	Err    ErrorDetail `json:"error"`
+	status int
+}
+
+// ErrorDetail is the inside of the error envelope.
+type ErrorDetail struct {
+	Code    string `json:"code" enum:"E_UNAUTHORIZED,E_PLAN_SUSPENDED,E_FORBIDDEN,E_NOT_FOUND,E_IDEMPOTENCY_MISMATCH,E_IN_PROGRESS,E_CONFLICT,E_PAYLOAD_INVALID,E_TOO_MANY,E_GRAPH_INVALID,E_RATE_LIMITED,E_INTERNAL" doc:"Stable error code."`
+	Message string `json:"message" doc:"What went wrong."`
+	Remedy  string `json:"remedy" doc:"What to do about it."`
+}
+
+// GetStatus is the HTTP status of the error.
+func (e *ErrorBody) GetStatus() int { return e.status }
+
+func (e *ErrorBody) Error() string { return e.Err.Code + ": " + e.Err.Message }
+
+// statusOf maps each code to its HTTP status: the one place where codes
+// become statuses.
+var statusOf = map[string]int{
+	apikit.EUnauthorized:        http.StatusUnauthorized,
+	apikit.EPlanSuspended:       http.StatusPaymentRequired,
+	apikit.EForbidden:           http.StatusForbidden,
+	apikit.ENotFound:            http.StatusNotFound,
+	apikit.EIdempotencyMismatch: http.StatusConflict,
+	apikit.EInProgress:          http.StatusConflict,
+	apikit.EConflict:            http.StatusConflict,
+	apikit.EPayloadInvalid:      http.StatusUnprocessableEntity,
+	apikit.ETooMany:             http.StatusUnprocessableEntity,
+	apikit.EGraphInvalid:        http.StatusUnprocessableEntity,
+	apikit.ERateLimited:         http.StatusTooManyRequests,
+	apikit.EInternal:            http.StatusInternalServerError,
+}
+
+// fromAPI turns an apikit error into the envelope with its status.
+func fromAPI(e *apikit.Error) *ErrorBody {
+	st, ok := statusOf[e.Code]
+	if !ok {
+		st = http.StatusInternalServerError
+	}
+	return &ErrorBody{Err: ErrorDetail{Code: e.Code, Message: e.Message, Remedy: e.Remedy}, status: st}
+}
+
+// newHumaError renders huma's own errors (validation, malformed bodies,
+// unsupported content types) in leadline's envelope.
+func newHumaError(status int, msg string, errs ...error) huma.StatusError {
+	var details []string
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var body *ErrorBody
+		if errors.As(err, &body) {
+			return body
+		}
+		var ae *apikit.Error
+		if errors.As(err, &ae) {
+			return fromAPI(ae)
+		}
+		var d *huma.ErrorDetail
+		if errors.As(err, &d) {
+			loc := strings.TrimPrefix(d.Location, "body.")
+			if strings.HasPrefix(d.Message, "unexpected property") {
+				details = append(details, fmt.Sprintf("unknown field %q", loc))
+				continue
+			}
+			details = append(details, fmt.Sprintf("%s: %s", loc, d.Message))
+			continue
+		}
+		if status < 500 {
+			details = append(details, err.Error())
+		}
+	}
+	switch {
+	case status >= 500:
+		return fromAPI(apikit.Internal())
+	case status == http.StatusUnauthorized:
+		return fromAPI(apikit.Unauthorized(msg))
+	case status == http.StatusForbidden:
+		return fromAPI(apikit.Forbidden(msg, "Use a key whose role and client scope allow this call."))
+	case status == http.StatusNotFound:
+		return fromAPI(apikit.NotFound("The resource"))
+	}
+	text := msg
+	if len(details) > 0 {
+		text = "The request is invalid: " + strings.Join(details, "; ") + "."
+	} else if text != "" {
+		text = strings.ToUpper(text[:1]) + text[1:] + "."
+	}
+	// Every other client error is invalid input: the spec answers it with
+	// 422, whatever status huma chose (400 for malformed JSON, 413, 415).
+	remedy := "Fix the request as the message says; /v1/docs shows each operation's parameters and body."
+	if status == http.StatusRequestEntityTooLarge {
+		remedy = "Send a smaller body: split the request into several calls."
+	}
+	if status == http.StatusUnsupportedMediaType || status == http.StatusNotAcceptable {
+		remedy = "Send and accept application/json."
+	}
+	b := fromAPI(apikit.Invalid(text, remedy))
+	return b
+}
+
+func init() {
+	// huma renders its own errors through this hook. Every huma API in the
+	// process shares it, so a program embedding leadline's handler gets
+	// leadline's envelope for its other huma APIs too.
+	huma.NewError = newHumaError
+}
+
+// toStatusError is what every handler returns on failure: apikit errors
+// keep their code, anything else is logged and shown as E_INTERNAL.
+func (s *Server) toStatusError(err error) error {
+	var body *ErrorBody
+	if errors.As(err, &body) {
+		return body
+	}
+	var ae *apikit.Error
+	if errors.As(err, &ae) {
+		return fromAPI(ae)
+	}
+	s.logger.Error("internal error", "err", err)
+	return fromAPI(apikit.Internal())
+}

@@ -1,0 +1,216 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/leadline/leadline/apikit"
+)
+
+// Operation metadata keys: every operation declares the role it needs and
+// the rate class it counts against.
+const (
+	metaRole  = "leadline.role"
+	metaClass = "leadline.class"
+)
+
+// maxBody is the largest request body leadline reads.
+const maxBody = 2 << 20
+
+// headersKept are the response headers an idempotent replay repeats.
+var headersKept = []string{"Content-Type", "Location"}
+
+// guard runs before every operation: authentication, role, idempotent
+// replay, rate limit, then the operation itself, whose answer is stored for
+// replay when the call carried an Idempotency-Key.
+func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
+	op := ctx.Operation()
+	role, _ := op.Metadata[metaRole].(apikit.Role)
+	class, _ := op.Metadata[metaClass].(apikit.RateClass)
+	if role == "" {
+		next(ctx) // public: OpenAPI, docs, schemas
+		return
+	}
+	fail := func(err error) { s.writeErr(ctx, err) }
+
+	p, err := s.workspaces.Authenticate(ctx.Context(), apiKeyOf(ctx))
+	if err != nil {
+		fail(err)
+		return
+	}
+	if !p.Role.AtLeast(role) {
+		fail(apikit.Forbidden(fmt.Sprintf("This call needs the %s role; this key acts as %s.", role, p.Role),
+			fmt.Sprintf("Use a key with the %s role or higher, created by a member who still holds that role.", role)))
+		return
+	}
+
+	idemKey := ""
+	var body []byte
+	var fp string
+	if class != apikit.ClassRead {
+		idemKey = ctx.Header("Idempotency-Key")
+	}
+	if idemKey != "" {
+		if len(idemKey) > maxIdempotencyKey {
+			fail(apikit.Invalid(fmt.Sprintf("The Idempotency-Key header is longer than %d characters.", maxIdempotencyKey),
+				"Use a shorter key, such as a UUID."))
+			return
+		}
+		body, err = io.ReadAll(io.LimitReader(ctx.BodyReader(), maxBody+1))
+		if err != nil {
+			fail(apikit.Invalid("The request body could not be read.", "Send the whole body again."))
+			return
+		}
+		u := ctx.URL()
+		fp = fingerprint(ctx.Method(), u.RequestURI(), body)
+		rec, err := s.idem.lookup(ctx.Context(), p.KeyID, idemKey)
+		if err != nil {
+			fail(err)
+			return
+		}
+		if rec != nil {
+			s.answerFromRecord(ctx, rec, fp)
+			return
+		}
+	}
+
+	win, ok, err := s.limiter.take(ctx.Context(), p.KeyID, class)
+	if err != nil {
+		fail(err)
+		return
+	}
+	ctx.SetHeader("X-RateLimit-Limit", strconv.Itoa(win.Limit))
+	ctx.SetHeader("X-RateLimit-Remaining", strconv.Itoa(win.Remaining))
+	ctx.SetHeader("X-RateLimit-Reset", strconv.FormatInt(win.Reset.Unix(), 10))
+	if !ok {
+		wait := win.Reset.Sub(s.clock.Now()).Seconds()
+		ctx.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
+		fail(apikit.RateLimited(win.Class, win.Limit))
+		return
+	}
+
+	hctx := huma.WithContext(ctx, apikit.WithPrincipal(ctx.Context(), p))
+	if idemKey == "" {
+		next(hctx)
+		return
+	}
+
+	reserved, err := s.idem.reserve(ctx.Context(), p.KeyID, idemKey, fp)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if !reserved {
+		rec, err := s.idem.lookup(ctx.Context(), p.KeyID, idemKey)
+		if err != nil {
+			fail(err)
+			return
+		}
+		if rec == nil { // it expired or was released between the two steps
+			fail(apikit.InProgress())
+			return
+		}
+		s.answerFromRecord(ctx, rec, fp)
+		return
+	}
+
+	rec := &recorder{humaContext: hctx, reader: bytes.NewReader(body), status: http.StatusOK, headers: http.Header{}}
+	stored := false
+	defer func() {
+		// A panic or a 5xx leaves nothing stored: a retry runs again.
+		if !stored {
+			if err := s.idem.release(context.WithoutCancel(ctx.Context()), p.KeyID, idemKey); err != nil {
+				s.logger.Error("release idempotency key", "err", err)
+			}
+		}
+	}()
+	next(rec)
+	if rec.status >= 500 {
+		return
+	}
+	kept := map[string]string{}
+	for _, h := range headersKept {
+		if v := rec.headers.Get(h); v != "" {
+			kept[h] = v
+		}
+	}
+	if err := s.idem.complete(context.WithoutCancel(ctx.Context()), p.KeyID, idemKey, rec.status, kept, rec.body.Bytes()); err != nil {
+		s.logger.Error("store idempotent answer", "err", err)
+		return
+	}
+	stored = true
+}
+
+// answerFromRecord answers a call whose Idempotency-Key is already known.
+func (s *Server) answerFromRecord(ctx huma.Context, rec *idemRecord, fp string) {
+	switch {
+	case rec.Fingerprint != fp:
+		s.writeErr(ctx, apikit.IdempotencyMismatch())
+	case rec.State != idemDone:
+		s.writeErr(ctx, apikit.InProgress())
+	default:
+		for k, v := range rec.Headers {
+			ctx.SetHeader(k, v)
+		}
+		ctx.SetHeader("Idempotent-Replayed", "true")
+		ctx.SetStatus(rec.Status)
+		_, _ = ctx.BodyWriter().Write(rec.Body)
+	}
+}
+
+// writeErr answers with err in the envelope.
+func (s *Server) writeErr(ctx huma.Context, err error) {
+	se := s.toStatusError(err).(*ErrorBody)
+	ctx.SetHeader("Content-Type", "application/json")
+	ctx.SetStatus(se.status)
+	b, _ := json.Marshal(se)
+	_, _ = ctx.BodyWriter().Write(append(b, '\n'))
+}
+
+// apiKeyOf reads the key from Authorization: Bearer or X-API-Key.
+func apiKeyOf(ctx huma.Context) string {
+	if a := ctx.Header("Authorization"); a != "" {
+		scheme, key, ok := strings.Cut(a, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(key)
+		}
+		return ""
+	}
+	return strings.TrimSpace(ctx.Header("X-API-Key"))
+}
+
+// humaContext lets recorder embed huma.Context under a name that does not
+// hide the interface's own Context method.
+type humaContext = huma.Context
+
+// recorder passes a response through while keeping a copy for replay, and
+// serves the request body that guard already read.
+type recorder struct {
+	humaContext
+	reader  io.Reader
+	status  int
+	headers http.Header
+	body    bytes.Buffer
+}
+
+func (r *recorder) BodyReader() io.Reader { return r.reader }
+func (r *recorder) SetStatus(code int)    { r.status = code; r.humaContext.SetStatus(code) }
+func (r *recorder) Status() int           { return r.status }
+func (r *recorder) SetHeader(name, value string) {
+	r.headers.Set(name, value)
+	r.humaContext.SetHeader(name, value)
+}
+func (r *recorder) AppendHeader(name, value string) {
+	r.headers.Add(name, value)
+	r.humaContext.AppendHeader(name, value)
+}
+func (r *recorder) BodyWriter() io.Writer { return io.MultiWriter(r.humaContext.BodyWriter(), &r.body) }

@@ -1,0 +1,120 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+)
+
+const (
+	// idempotencyTTL is how long an answer is kept for replay.
+	idempotencyTTL = 24 * time.Hour
+	// idempotencyLease is how long a running request holds its key. A
+	// request still marked running after that (its process died) no longer
+	// blocks a retry.
+	idempotencyLease = 5 * time.Minute
+	// maxIdempotencyKey bounds the header's length.
+	maxIdempotencyKey = 255
+)
+
+// Idempotency record states.
+const (
+	idemRunning = "running"
+	idemDone    = "done"
+)
+
+type idemRecord struct {
+	bun.BaseModel `bun:"table:idempotency,alias:idem"`
+
+	KeyID       string            `bun:"key_id,pk"`
+	IdemKey     string            `bun:"idem_key,pk"`
+	Fingerprint string            `bun:"fingerprint"`
+	State       string            `bun:"state"`
+	Status      int               `bun:"status"`
+	Headers     map[string]string `bun:"headers,type:jsonb"`
+	Body        []byte            `bun:"body"`
+	LockedUntil time.Time         `bun:"locked_until"`
+	ExpiresAt   time.Time         `bun:"expires_at"`
+	CreatedAt   time.Time         `bun:"created_at"`
+}
+
+// idempotency stores answers to writes sent with an Idempotency-Key, per
+// API key, in the database so that every replica sees them.
+type idempotency struct {
+	db    *db.DB
+	clock apikit.Clock
+}
+
+// fingerprint identifies a request: method, path with query, and the body
+// (compacted when it is JSON, so whitespace does not make a new request).
+func fingerprint(method, path string, body []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, body) != nil {
+		buf.Reset()
+		buf.Write(body)
+	}
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	h.Write(buf.Bytes())
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// lookup returns the live record for (keyID, idemKey), or nil.
+func (s *idempotency) lookup(ctx context.Context, keyID, idemKey string) (*idemRecord, error) {
+	r := new(idemRecord)
+	err := s.db.NewSelect().Model(r).Where("key_id = ? AND idem_key = ? AND expires_at > ?", keyID, idemKey, s.clock.Now()).Scan(ctx)
+	if db.IsNoRows(err) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// reserve marks (keyID, idemKey) as running for this request. It reports
+// false when another live record holds the key: exactly one of N
+// concurrent identical requests gets true.
+func (s *idempotency) reserve(ctx context.Context, keyID, idemKey, fp string) (bool, error) {
+	now := s.clock.Now()
+	r := &idemRecord{KeyID: keyID, IdemKey: idemKey, Fingerprint: fp, State: idemRunning, Headers: map[string]string{},
+		LockedUntil: now.Add(idempotencyLease), ExpiresAt: now.Add(idempotencyTTL), CreatedAt: now}
+	res, err := s.db.NewInsert().Model(r).
+		On("CONFLICT (key_id, idem_key) DO UPDATE").
+		Set("fingerprint = EXCLUDED.fingerprint, state = EXCLUDED.state, status = 0, headers = EXCLUDED.headers, body = NULL").
+		Set("locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at").
+		Where("idem.expires_at <= ? OR (idem.state = ? AND idem.locked_until <= ?)", now, idemRunning, now).
+		Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// complete stores the answer to replay.
+func (s *idempotency) complete(ctx context.Context, keyID, idemKey string, status int, headers map[string]string, body []byte) error {
+	_, err := s.db.NewUpdate().Model((*idemRecord)(nil)).
+		Set("state = ?", idemDone).Set("status = ?", status).Set("headers = ?", headers).Set("body = ?", body).
+		Where("key_id = ? AND idem_key = ?", keyID, idemKey).Exec(ctx)
+	return err
+}
+
+// release forgets a running request whose answer is not kept (a 5xx), so a
+// retry with the same key runs again.
+func (s *idempotency) release(ctx context.Context, keyID, idemKey string) error {
+	_, err := s.db.NewDelete().Model((*idemRecord)(nil)).
+		Where("key_id = ? AND idem_key = ? AND state = ?", keyID, idemKey, idemRunning).Exec(ctx)
+	return err
+}
+
+// sweep deletes expired records.
+func (s *idempotency) sweep(ctx context.Context) error {
+	_, err := s.db.NewDelete().Model((*idemRecord)(nil)).Where("expires_at <= ?", s.clock.Now()).Exec(ctx)
+	return err
+}

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+)
+
+type requestIDKey struct{}
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// withRequestLog gives every response an X-Request-Id (the caller's, when it
+// sent a sane one), logs one structured line per request and turns a panic
+// into a logged E_INTERNAL.
+func (s *Server) withRequestLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID.MatchString(id) {
+			id = apikit.NewID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.logger.Error("panic", "request_id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeEnvelope(sw, fromAPI(apikit.Internal()))
+				}
+			}
+			s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
+				slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// withEnvelopeFallback answers unknown routes and wrong methods in the
+// error envelope instead of ServeMux's plain text. A wrong method is a 404
+// E_NOT_FOUND (the spec's statuses have no 405) that names the allowed
+// methods in its remedy and in the Allow header.
+func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		// Let the mux decide between 404 and 405 (and its Allow header),
+		// then answer in the envelope.
+		probe := &probeWriter{header: http.Header{}}
+		mux.ServeHTTP(probe, r)
+		if probe.status == http.StatusMethodNotAllowed {
+			allow := probe.header.Get("Allow")
+			w.Header().Set("Allow", allow)
+			body := fromAPI(apikit.NotFound(fmt.Sprintf("Method %s on %s", r.Method, r.URL.Path)))
+			body.Err.Remedy = "This route accepts " + strings.ReplaceAll(allow, ", ", " or ") + "; /v1/docs lists every operation."
+			writeEnvelope(w, body)
+			return
+		}
+		body := fromAPI(apikit.NotFound(fmt.Sprintf("Route %s %s", r.Method, r.URL.Path)))
+		body.Err.Remedy = "Check the path: every operation starts with /v1; /v1/docs lists them all."
+		writeEnvelope(w, body)
+	})
+}
+
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header { return p.header }
+func (p *probeWriter) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	return len(b), nil
+}
+func (p *probeWriter) WriteHeader(code int) {
+	if p.status == 0 {
+		p.status = code
+	}
+}
+
+func writeEnvelope(w http.ResponseWriter, b *ErrorBody) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(b.status)
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(b)
+	_, _ = w.Write(buf.Bytes())
+}

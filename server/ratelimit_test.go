@@ -1,0 +1,83 @@
+package server
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+)
+
+var smallLimits = RateLimits{Read: 5, Write: 4, Spend: 2}
+
+func TestRateLimitHeadersAndReset(t *testing.T) {
+	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		reset := t0.Truncate(time.Hour).Add(time.Hour)
+		for i := 1; i <= 5; i++ {
+			r := e.call("GET", "/v1/me", "viewer", nil)
+			is.Equal(r.Status, 200)
+			is.Equal(r.Header.Get("X-RateLimit-Limit"), "5")
+			is.Equal(r.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(5-i))
+			is.Equal(r.Header.Get("X-RateLimit-Reset"), strconv.FormatInt(reset.Unix(), 10))
+		}
+		e.clock.Advance(10 * time.Minute)
+		r := e.call("GET", "/v1/me", "viewer", nil)
+		assertEnvelope(t, r, 429, apikit.ERateLimited)
+		is.Equal(r.Header.Get("Retry-After"), strconv.Itoa(int(reset.Sub(e.clock.Now()).Seconds())))
+		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "0")
+
+		is.Equal(e.call("GET", "/v1/me", "member", nil).Status, 200) // budgets are per key
+
+		e.clock.Set(reset) // the window resets on the hour
+		r = e.call("GET", "/v1/me", "viewer", nil)
+		is.Equal(r.Status, 200)
+		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "4")
+	})
+}
+
+func TestRateLimitExactUnderConcurrency(t *testing.T) {
+	eachEnv(t, RateLimits{Read: 25, Write: 10, Spend: 5}, func(t *testing.T, e *env) {
+		is := is.New(t)
+		var mu sync.Mutex
+		codes := map[int]int{}
+		var wg sync.WaitGroup
+		for i := 0; i < 60; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := e.call("GET", "/v1/me", "viewer", nil)
+				mu.Lock()
+				codes[r.Status]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		is.Equal(codes[200], 25)
+		is.Equal(codes[429], 35)
+	})
+}
+
+func TestSpendCountsAsWrite(t *testing.T) {
+	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		lead := e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "ACoA1"}) // write 1
+		is.Equal(lead.Status, 201)
+		id := lead.data()["id"]
+		for i := 1; i <= 2; i++ { // spend 1, 2 (writes 2, 3)
+			r := e.call("POST", "/v1/leads/enrich", "member", map[string]any{"lead_ids": []any{id}, "force": true})
+			is.Equal(r.Status, 202)
+			is.Equal(r.Header.Get("X-RateLimit-Limit"), "2") // the call's own class
+			is.Equal(r.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(2-i))
+		}
+		r := e.call("POST", "/v1/leads/enrich", "member", map[string]any{"lead_ids": []any{id}})
+		assertEnvelope(t, r, 429, apikit.ERateLimited) // spend exhausted; the refused call costs no write
+		r = e.call("PUT", "/v1/leads/"+id.(string)+"/stage", "member", map[string]any{"stage_id": nil})
+		is.Equal(r.Status, 200)
+		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "0") // write 4 of 4
+		assertEnvelope(t, e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "ACoA2"}), 429, apikit.ERateLimited)
+	})
+}

@@ -1,0 +1,119 @@
+// Package server is the only place in leadline that knows HTTP. It mounts
+// huma operations for every area under /v1 on a net/http ServeMux, and
+// wraps them with authentication, rate limits, idempotency, request ids and
+// access logs.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Version is the version of the interface description.
+const Version = "1.0.0"
+
+// Config is what a Server needs. Only DB is required.
+type Config struct {
+	DB     *db.DB
+	Clock  apikit.Clock // default: the system clock
+	Logger *slog.Logger // default: slog.Default()
+	Limits RateLimits   // default: DefaultRateLimits
+}
+
+// Server is leadline's HTTP API.
+type Server struct {
+	db         *db.DB
+	clock      apikit.Clock
+	logger     *slog.Logger
+	workspaces *workspace.Service
+	events     *events.Log
+	leads      *leads.Service
+	limiter    *limiter
+	idem       *idempotency
+	mux        *http.ServeMux
+	api        huma.API
+}
+
+// New builds the API on cfg.DB. The database must be migrated.
+func New(cfg Config) *Server {
+	if cfg.Clock == nil {
+		cfg.Clock = apikit.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Limits == (RateLimits{}) {
+		cfg.Limits = DefaultRateLimits
+	}
+	ws := workspace.NewService(cfg.DB, cfg.Clock)
+	log := events.NewLog(cfg.DB, cfg.Clock)
+	s := &Server{
+		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
+		workspaces: ws, events: log,
+		leads:   leads.NewService(cfg.DB, cfg.Clock, ws, log),
+		limiter: &limiter{db: cfg.DB, clock: cfg.Clock, limits: cfg.Limits},
+		idem:    &idempotency{db: cfg.DB, clock: cfg.Clock},
+		mux:     http.NewServeMux(),
+	}
+
+	hc := huma.DefaultConfig("leadline", Version)
+	hc.CreateHooks = nil // no $schema links: bodies are exactly the documented shapes
+	hc.OpenAPIPath = "/v1/openapi"
+	hc.DocsPath = "/v1/docs"
+	hc.SchemasPath = "/v1/schemas"
+	hc.RejectUnknownQueryParameters = true
+	hc.Info.Description = "leadline moves leads in, enrols them in LinkedIn and email sequences, reads replies and reports. " +
+		"Every call needs an API key, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`."
+	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer"},
+		"apiKey": {Type: "apiKey", In: "header", Name: "X-API-Key"},
+	}
+	s.api = humago.New(s.mux, hc)
+	s.api.UseMiddleware(s.guard)
+
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.registerMeta()
+	s.registerLeads()
+	return s
+}
+
+// API is the huma API, for programs that add operations of their own.
+func (s *Server) API() huma.API { return s.api }
+
+// Handler is the whole HTTP API: mount it at the root of a server, or
+// in-process in a Go program.
+func (s *Server) Handler() http.Handler {
+	return s.withRequestLog(s.withEnvelopeFallback(s.mux))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "application/json")
+	if err := s.db.PingContext(ctx); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":"unavailable","database":"unreachable"}`))
+		return
+	}
+	_, _ = w.Write([]byte(`{"status":"ok"}`))
+}
+
+// Sweep deletes ended rate windows and expired idempotency records. The
+// binary runs it every few minutes; it is safe on several replicas.
+func (s *Server) Sweep(ctx context.Context) error {
+	if err := s.limiter.sweep(ctx); err != nil {
+		return err
+	}
+	return s.idem.sweep(ctx)
+}
