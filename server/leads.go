@@ -12,19 +12,19 @@ import (
 )
 
 type listLeadsInput struct {
-	Q                string              `query:"q" maxLength:"200" doc:"Case-insensitive substring of name, company, headline or work email."`
-	ClientID         string              `query:"client_id" format:"uuid"`
-	ListID           string              `query:"list_id" format:"uuid"`
-	StageID          string              `query:"stage_id" format:"uuid"`
-	TagID            string              `query:"tag_id" format:"uuid"`
-	Source           string              `query:"source"`
-	Email            string              `query:"email" doc:"Work or personal email, case-insensitive."`
-	PublicIdentifier string              `query:"public_identifier"`
-	UpdatedSince     optional[time.Time] `query:"updated_since" doc:"Only leads updated at or after this time (RFC 3339)."`
-	Replied          optional[bool]      `query:"replied"`
-	Enriched         optional[bool]      `query:"enriched"`
-	Limit            int                 `query:"limit" minimum:"1" maximum:"200" default:"50"`
-	Offset           int                 `query:"offset" minimum:"0" default:"0"`
+	Q                string    `query:"q" maxLength:"200" doc:"Case-insensitive substring of name, company, headline or work email."`
+	ClientID         string    `query:"client_id" format:"uuid"`
+	ListID           string    `query:"list_id" format:"uuid"`
+	StageID          string    `query:"stage_id" format:"uuid"`
+	TagID            string    `query:"tag_id" format:"uuid"`
+	Source           string    `query:"source"`
+	Email            string    `query:"email" doc:"Work or personal email, case-insensitive."`
+	PublicIdentifier string    `query:"public_identifier"`
+	UpdatedSince     time.Time `query:"updated_since" doc:"Only leads updated at or after this time (RFC 3339)."`
+	Replied          string    `query:"replied" enum:"true,false" doc:"Only leads who replied (true) or did not (false)."`
+	Enriched         string    `query:"enriched" enum:"true,false" doc:"Only leads with (true) or without (false) an enriched profile."`
+	Limit            int       `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	Offset           int       `query:"offset" minimum:"0" default:"0"`
 }
 
 type leadPage struct {
@@ -140,7 +140,7 @@ func (s *Server) registerLeads() {
 		page, err := s.leads.List(ctx, p, leads.Filter{
 			Q: in.Q, ClientID: in.ClientID, ListID: in.ListID, StageID: in.StageID, TagID: in.TagID,
 			Source: in.Source, Email: in.Email, PublicIdentifier: in.PublicIdentifier,
-			UpdatedSince: in.UpdatedSince.ptr(), Replied: in.Replied.ptr(), Enriched: in.Enriched.ptr(),
+			UpdatedSince: timeOrNil(in.UpdatedSince), Replied: boolOrNil(in.Replied), Enriched: boolOrNil(in.Enriched),
 			Limit: in.Limit, Offset: in.Offset,
 		})
 		if err != nil {
@@ -338,4 +338,21 @@ func (s *Server) documentAlso(method, path, have, status, description string) {
 	r := *op.Responses[have]
 	r.Description = description
 	op.Responses[status] = &r
+}
+
+// boolOrNil reads an optional boolean query parameter ("" = not sent).
+func boolOrNil(s string) *bool {
+	if s == "" {
+		return nil
+	}
+	v := s == "true"
+	return &v
+}
+
+// timeOrNil reads an optional time query parameter (zero = not sent).
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
