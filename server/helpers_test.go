@@ -46,7 +46,7 @@ func acmeSetup() workspace.Setup {
 
 // env is a running API on one engine with a key per role.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	db      *db.DB
 	srv     *Server
 	handler http.Handler
@@ -56,7 +56,7 @@ type env struct {
 	ids     map[string]string // names of clients, stages, tags, lists -> ids
 }
 
-func newEnv(t *testing.T, d *db.DB, limits RateLimits) *env {
+func newEnv(t testing.TB, d *db.DB, limits RateLimits) *env {
 	t.Helper()
 	clock := apikit.NewFakeClock(t0)
 	srv := New(Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Limits: limits})
@@ -180,7 +180,7 @@ func assertEnvelope(t *testing.T, r *resp, status int, code string) {
 }
 
 // testLog shows the server's warnings and errors in the test's output.
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))

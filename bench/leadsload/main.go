@@ -1,0 +1,243 @@
+// Command leadsload seeds a workspace with many leads and measures the
+// leads API on it: p50 and p95 latency of list, list with filters, list with
+// q, get and upsert, over HTTP on loopback and at the service level (the
+// SQL it runs), plus upserts per second. It prints a Markdown table.
+//
+//	go run ./bench/leadsload --db /tmp/bench.db --leads 1000000
+//	go run ./bench/leadsload --db 'postgres://postgres@127.0.0.1:5432/leadline_bench?sslmode=disable' --leads 1000000
+//
+// Seeding is deterministic (fixed random seed) and skipped when the
+// workspace already holds the requested number of leads.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/server"
+	"github.com/leadline/leadline/workspace"
+)
+
+func main() {
+	dsn := flag.String("db", "/tmp/leadline-bench.db", "database")
+	n := flag.Int("leads", 1_000_000, "leads to seed")
+	reqs := flag.Int("n", 300, "requests per measured operation")
+	flag.Parse()
+	ctx := context.Background()
+	d, err := db.Open(ctx, *dsn)
+	check(err)
+	_, err = d.Migrate(ctx)
+	check(err)
+	clock := apikit.SystemClock{}
+	ws := workspace.NewService(d, clock)
+	_, err = ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
+		Name: "bench", Timezone: "UTC", Plan: "pro",
+		Members: []workspace.MemberSpec{{Email: "owner@bench.test", Role: apikit.RoleOwner}},
+		Clients: []string{"Alpha", "Beta", "Gamma", "Delta"}, Stages: []string{"New", "Contacted", "Replied", "Won", "Lost"},
+		Tags: []string{"vip", "event", "cold"}, Lists: []string{"L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9", "L10"},
+	}}})
+	check(err)
+	_, secret, err := ws.CreateKey(ctx, workspace.KeyInput{Workspace: "bench", MemberEmail: "owner@bench.test", Role: apikit.RoleManager, Name: "bench " + time.Now().Format(time.RFC3339Nano)})
+	check(err)
+	p, err := ws.Authenticate(ctx, secret)
+	check(err)
+	cat, err := ws.Catalog(ctx, p)
+	check(err)
+
+	have, err := d.NewSelect().Table("leads").Where("workspace_id = ?", p.WorkspaceID).Count(ctx)
+	check(err)
+	if int(have) < *n {
+		start := time.Now()
+		check(seed(ctx, d, p.WorkspaceID, cat, int(have), *n))
+		log.Printf("seeded %d leads in %s", *n-int(have), time.Since(start).Round(time.Second))
+		if d.Engine == db.Postgres {
+			_, err = d.ExecContext(ctx, "ANALYZE leads")
+			check(err)
+		}
+	}
+
+	limits := server.RateLimits{Read: 1 << 30, Write: 1 << 30, Spend: 1 << 30}
+	srv := server.New(server.Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Limits: limits})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	go http.Serve(ln, srv.Handler()) //nolint:errcheck
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	svc := leads.NewService(d, clock, ws, events.NewLog(d, clock))
+	pctx := apikit.WithPrincipal(ctx, p)
+
+	rng := rand.New(rand.NewPCG(7, 7))
+	sampleID := func() string {
+		var id string
+		check(d.NewRaw("SELECT id FROM leads WHERE workspace_id = ? AND linkedin_id = ?", p.WorkspaceID, fmt.Sprintf("LI%08d", rng.IntN(*n))).Scan(ctx, &id))
+		return id
+	}
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = sampleID()
+	}
+	words := []string{"schmidt", "northwind", "engineer", "anna", "berlin", "cto", "sales", "fabrikam"}
+
+	type op struct {
+		name    string
+		http    func(i int) (string, string, any)
+		service func(i int) error
+	}
+	filterQS := func(i int) string {
+		return fmt.Sprintf("stage_id=%s&list_id=%s", cat.Stages[i%len(cat.Stages)].ID, cat.Lists[i%len(cat.Lists)].ID)
+	}
+	upsertBody := func(i int) leads.Input {
+		li := fmt.Sprintf("LI%08d", rng.IntN(*n))
+		if i%2 == 0 {
+			li = fmt.Sprintf("NEW%d-%d", time.Now().UnixNano(), i)
+		}
+		name := "Bench Person " + fmt.Sprint(i)
+		return leads.Input{LinkedInID: &li, Name: &name, Custom: map[string]any{"run": i}}
+	}
+	ops := []op{
+		{"list (no filter)", func(i int) (string, string, any) { return "GET", fmt.Sprintf("/v1/leads?offset=%d", (i%20)*50), nil },
+			func(i int) error { _, err := svc.List(pctx, p, leads.Filter{Offset: (i % 20) * 50}); return err }},
+		{"list (stage + list filter)", func(i int) (string, string, any) { return "GET", "/v1/leads?" + filterQS(i), nil },
+			func(i int) error {
+				_, err := svc.List(pctx, p, leads.Filter{StageID: cat.Stages[i%len(cat.Stages)].ID, ListID: cat.Lists[i%len(cat.Lists)].ID})
+				return err
+			}},
+		{"list (q)", func(i int) (string, string, any) { return "GET", "/v1/leads?q=" + words[i%len(words)], nil },
+			func(i int) error { _, err := svc.List(pctx, p, leads.Filter{Q: words[i%len(words)]}); return err }},
+		{"get", func(i int) (string, string, any) { return "GET", "/v1/leads/" + ids[i%len(ids)], nil },
+			func(i int) error { _, err := svc.Get(pctx, p, ids[i%len(ids)]); return err }},
+		{"upsert", func(i int) (string, string, any) { return "POST", "/v1/leads", upsertBody(i) },
+			func(i int) error { _, err := svc.Upsert(pctx, p, upsertBody(i)); return err }},
+	}
+
+	fmt.Printf("engine: %s, leads: %d, requests per operation: %d\n\n", d.Engine, *n, *reqs)
+	fmt.Println("| operation | HTTP p50 | HTTP p95 | service p50 | service p95 | overhead (p50) |")
+	fmt.Println("|---|---|---|---|---|---|")
+	var upsertHTTP []time.Duration
+	for _, o := range ops {
+		var hs, ss []time.Duration
+		for i := 0; i < *reqs; i++ {
+			t := time.Now()
+			check(o.service(i))
+			ss = append(ss, time.Since(t))
+			method, path, body := o.http(i)
+			t = time.Now()
+			check(call(client, method, base+path, secret, body))
+			hs = append(hs, time.Since(t))
+		}
+		if o.name == "upsert" {
+			upsertHTTP = hs
+		}
+		hp50, hp95, sp50, sp95 := pct(hs, 50), pct(hs, 95), pct(ss, 50), pct(ss, 95)
+		fmt.Printf("| %s | %s | %s | %s | %s | %+.0f%% |\n", o.name, ms(hp50), ms(hp95), ms(sp50), ms(sp95), 100*(float64(hp50)-float64(sp50))/float64(sp50))
+	}
+	var sum time.Duration
+	for _, d := range upsertHTTP {
+		sum += d
+	}
+	fmt.Printf("\nupserts per second (one client, sequential, HTTP): %.0f\n", float64(len(upsertHTTP))/sum.Seconds())
+}
+
+func call(c *http.Client, method, url, key string, body any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %d %s", method, url, res.StatusCode, b)
+	}
+	return nil
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+var (
+	first    = []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga", "Paul", "Rosa", "Sami", "Tara", "Uwe"}
+	last     = []string{"Schmidt", "Dubois", "Okafor", "Novak", "Rossi", "Kowalski", "Haddad", "Larsen", "Moreau", "Tanaka", "Weber", "Silva", "Fischer", "Laurent", "Berg", "Meyer", "Costa", "Nguyen"}
+	company  = []string{"Northwind", "Contoso", "Fabrikam", "Tailspin", "Wingtip", "Litware", "Proseware", "Adatum", "Lucerne", "Trey Research", "Coho Winery", "Alpine Ski", "Blue Yonder", "Graphic Design", "Humongous"}
+	title    = []string{"CTO", "VP Engineering", "CFO", "Head of Sales", "Founder & CEO", "Director of Operations", "Head of Growth", "Engineering Manager", "Software Engineer", "Account Executive"}
+	city     = []string{"Berlin", "Paris", "London", "Munich", "Lyon", "Manchester", "Madrid", "Milan"}
+	srcNames = []string{"csv-import", "sales-navigator", "event", "website", "referral"}
+)
+
+// seed inserts leads from..n-1 in batches, bypassing the service so that a
+// million leads take minutes, not hours. The rows are what the service
+// would write (no events: a seeded lead has no history).
+func seed(ctx context.Context, d *db.DB, wsID string, cat workspace.Catalog, from, n int) error {
+	rng := rand.New(rand.NewPCG(2026, uint64(from)))
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	const batch = 1000
+	for start := from; start < n; start += batch {
+		rows := make([]leads.Lead, 0, batch)
+		for i := start; i < min(start+batch, n); i++ {
+			f, l, c := pick(first), pick(last), pick(company)
+			s := func(v string) *string { return &v }
+			lead := leads.Lead{
+				ID: apikit.NewID(), WorkspaceID: wsID,
+				ClientID: &cat.Clients[i%len(cat.Clients)].ID, StageID: &cat.Stages[rng.IntN(len(cat.Stages))].ID,
+				LinkedInID: s(fmt.Sprintf("LI%08d", i)), PublicIdentifier: s(strings.ToLower(fmt.Sprintf("%s-%s-%d", f, l, i))),
+				Name: s(f + " " + l), Company: s(c), Headline: s(pick(title) + " at " + c), Location: s(pick(city)),
+				Source: s(pick(srcNames)), Custom: map[string]any{"seed": i}, CreatedAt: now, UpdatedAt: now,
+			}
+			if rng.IntN(10) < 7 {
+				lead.EmailWork = s(fmt.Sprintf("%s.%s.%d@%s.test", strings.ToLower(f), strings.ToLower(l), i, strings.ToLower(strings.ReplaceAll(c, " ", ""))))
+			}
+			if rng.IntN(2) == 0 {
+				lead.ListID = &cat.Lists[rng.IntN(len(cat.Lists))].ID
+			}
+			rows = append(rows, lead)
+		}
+		if err := d.InTx(ctx, func(ctx context.Context) error {
+			_, err := d.IDB(ctx).NewInsert().Model(&rows).Exec(ctx)
+			return err
+		}); err != nil {
+			return err
+		}
+		if (start/batch)%100 == 0 {
+			log.Printf("seeded %d/%d", start+len(rows), n)
+		}
+	}
+	return nil
+}
+
+func init() { log.SetOutput(os.Stderr) }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+const setupYAML = `workspaces:
+  - name: acme
+    timezone: Europe/Berlin
+    plan: pro
+    suspended: false
+    members:
+      - {email: owner@acme.test, role: owner}
+      - {email: max@acme.test, role: member, active: true}
+    clients: [Globex, Initech]
+    stages: [New, Contacted, Qualified]
+    tags: [vip, event-2026]
+    lists: [Berlin CTOs]
+    blacklist: {companies: [Umbrella], domains: [umbrella.test], linkedin: []}
+`
+
+func runCmd(args ...string) (string, error) {
+	var out bytes.Buffer
+	err := run(context.Background(), args, &out, &out)
+	return out.String(), err
+}
+
+func TestCommands(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "l.db")
+	setup := filepath.Join(dir, "setup.yaml")
+	is.NoErr(os.WriteFile(setup, []byte(setupYAML), 0o600))
+
+	out, err := runCmd("migrate", "--db", dbPath)
+	is.NoErr(err)
+	is.True(strings.Contains(out, "applied 0001_foundation.sql"))
+
+	out, err = runCmd("apply", "--db", dbPath, "-f", setup)
+	is.NoErr(err)
+	is.True(strings.Contains(out, "workspace acme: created"))
+	out, err = runCmd("apply", "--db", dbPath, "-f", setup)
+	is.NoErr(err)
+	is.Equal(out, "no changes\n") // applying again changes nothing
+
+	out, err = runCmd("keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "owner@acme.test",
+		"--role", "member", "--client", "Globex", "--expires", "2099-01-01", "--name", "zap", "--json")
+	is.NoErr(err)
+	var k struct{ ID, Key string }
+	is.NoErr(json.Unmarshal([]byte(out), &k))
+	is.True(strings.HasPrefix(k.Key, "ll_"))
+
+	out, err = runCmd("keys", "list", "--db", dbPath, "--workspace", "acme")
+	is.NoErr(err)
+	is.True(strings.Contains(out, k.ID) && strings.Contains(out, "Globex") && strings.Contains(out, "active"))
+	is.True(!strings.Contains(out, k.Key)) // the key is shown once
+
+	_, err = runCmd("keys", "revoke", "--db", dbPath, "--workspace", "acme", "--key", k.ID)
+	is.NoErr(err)
+	out, err = runCmd("keys", "list", "--db", dbPath, "--workspace", "acme")
+	is.NoErr(err)
+	is.True(strings.Contains(out, "revoked"))
+
+	_, err = runCmd("keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "max@acme.test", "--role", "member")
+	is.True(err != nil && strings.Contains(describe(err), "only owners and managers"))
+
+	out, err = runCmd("demo", "--db", dbPath)
+	is.NoErr(err)
+	is.True(strings.Contains(out, "300 leads"))
+	_, err = runCmd("demo", "--db", dbPath) // again: replaces its keys
+	is.NoErr(err)
+
+	var ue usageError
+	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"},
+		{"keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "owner@acme.test", "--role", "member", "--expires", "soon"}} {
+		_, err := runCmd(args...)
+		is.True(errors.As(err, &ue)) // usage errors exit 2 with the usage text
+	}
+	_, err = runCmd("migrate", "--db", "postgres://nobody@127.0.0.1:1/none")
+	is.True(err != nil && strings.Contains(err.Error(), "cannot open database"))
+}

@@ -1,0 +1,122 @@
+package leads_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/workspace"
+)
+
+type bundle struct {
+	svc *leads.Service
+	p   apikit.Principal
+	ctx context.Context
+}
+
+func setup(t testing.TB, d *db.DB) bundle {
+	t.Helper()
+	ctx := context.Background()
+	clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	ws := workspace.NewService(d, clock)
+	if _, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
+		Name: "acme", Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}}, Clients: []string{"Globex"},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := ws.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "o@acme.test", Role: apikit.RoleManager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.Authenticate(ctx, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bundle{svc: leads.NewService(d, clock, ws, events.NewLog(d, clock)), p: p, ctx: apikit.WithPrincipal(ctx, p)}
+}
+
+func str(s string) *string { return &s }
+
+// TestServiceContract runs the service's core rules directly against the
+// store on every engine; the HTTP tests in server cover the rest.
+func TestServiceContract(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d)
+		res, err := b.svc.Upsert(b.ctx, b.p, leads.Input{EmailWork: str(" Kim@Example.TEST "), Name: str("Kim")})
+		is.NoErr(err)
+		is.True(res.Created)
+		res2, err := b.svc.Upsert(b.ctx, b.p, leads.Input{EmailWork: str("kim@example.test"), Company: str("Initrode")})
+		is.NoErr(err)
+		is.True(!res2.Created)
+		is.Equal(res2.Lead.ID, res.Lead.ID)
+		is.Equal(*res2.Lead.Name, "Kim")
+
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{Name: str("no identity")})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+		_, err = b.svc.Get(b.ctx, b.p, apikit.NewID())
+		is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
+
+		page, err := b.svc.List(b.ctx, b.p, leads.Filter{Q: "initro"})
+		is.NoErr(err)
+		is.Equal(page.Total, 1)
+		_, err = b.svc.List(b.ctx, b.p, leads.Filter{Limit: 201})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+
+		evs, err := b.svc.Timeline(b.ctx, b.p, res.Lead.ID, 10)
+		is.NoErr(err)
+		is.Equal(len(evs), 2)
+		is.Equal(evs[0].Kind, leads.EventUpdated)
+		is.Equal(evs[1].Kind, leads.EventCreated)
+	})
+}
+
+func seedN(b *testing.B, bd bundle, n int) {
+	for i := range n {
+		_, err := bd.svc.Upsert(bd.ctx, bd.p, leads.Input{LinkedInID: str(fmt.Sprintf("B%07d", i)), Name: str(fmt.Sprintf("Person %d", i)),
+			Company: str([]string{"Northwind", "Contoso", "Fabrikam"}[i%3]), EmailWork: str(fmt.Sprintf("p%d@x.test", i))})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkService measures the service and store on each engine with a
+// few thousand leads; bench/leadsload measures a million.
+func BenchmarkService(b *testing.B) {
+	for _, e := range dbtest.Engines() {
+		bd := setup(b, dbtest.Open(b, e))
+		seedN(b, bd, 5000)
+		b.Run(string(e)+"/list", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bd.svc.List(bd.ctx, bd.p, leads.Filter{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(string(e)+"/list-q", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bd.svc.List(bd.ctx, bd.p, leads.Filter{Q: "contos"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(string(e)+"/upsert", func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := bd.svc.Upsert(bd.ctx, bd.p, leads.Input{LinkedInID: str(fmt.Sprintf("B%07d", i%5000)), Headline: str(fmt.Sprint("H", i))}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
