@@ -64,13 +64,8 @@ func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 		if err == nil {
 			continue
 		}
-		var body *ErrorBody
-		if errors.As(err, &body) {
+		if body, ok := envelopeOf(err); ok {
 			return body
-		}
-		var ae *apikit.Error
-		if errors.As(err, &ae) {
-			return fromAPI(ae)
 		}
 		var d *huma.ErrorDetail
 		if errors.As(err, &d) {
@@ -125,14 +120,23 @@ func init() {
 // toStatusError is what every handler returns on failure: apikit errors
 // keep their code, anything else is logged and shown as E_INTERNAL.
 func (s *Server) toStatusError(err error) error {
-	var body *ErrorBody
-	if errors.As(err, &body) {
+	if body, ok := envelopeOf(err); ok {
 		return body
-	}
-	var ae *apikit.Error
-	if errors.As(err, &ae) {
-		return fromAPI(ae)
 	}
 	s.logger.Error("internal error", "err", err)
 	return fromAPI(apikit.Internal())
+}
+
+// envelopeOf returns the envelope for an error leadline made itself: an
+// *ErrorBody as it is, an *apikit.Error with its status.
+func envelopeOf(err error) (*ErrorBody, bool) {
+	var body *ErrorBody
+	if errors.As(err, &body) {
+		return body, true
+	}
+	var ae *apikit.Error
+	if errors.As(err, &ae) {
+		return fromAPI(ae), true
+	}
+	return nil, false
 }

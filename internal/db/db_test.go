@@ -1,0 +1,93 @@
+package db_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+)
+
+// TestMigrateConcurrently starts several "replicas" migrating one fresh
+// database at once: every migration is applied exactly once.
+func TestMigrateConcurrently(t *testing.T) {
+	for _, eng := range dbtest.Engines() {
+		t.Run(string(eng), func(t *testing.T) {
+			is := is.New(t)
+			dsn := dbtest.NewDSN(t, eng)
+			var wg sync.WaitGroup
+			applied := make(chan []string, 4)
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					d, err := db.Open(context.Background(), dsn)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer d.Close()
+					names, err := d.Migrate(context.Background())
+					if err != nil {
+						t.Error(err)
+					}
+					applied <- names
+				}()
+			}
+			wg.Wait()
+			close(applied)
+			total := 0
+			for names := range applied {
+				total += len(names)
+			}
+			d, err := db.Open(context.Background(), dsn)
+			is.NoErr(err)
+			defer d.Close()
+			var n int
+			is.NoErr(d.NewRaw("SELECT count(*) FROM schema_migrations").Scan(context.Background(), &n))
+			is.Equal(total, n) // each migration applied by exactly one replica
+			again, err := d.Migrate(context.Background())
+			is.NoErr(err)
+			is.Equal(len(again), 0)
+		})
+	}
+}
+
+func TestTxAndConflict(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		insert := func(ctx context.Context, id, name string) error {
+			_, err := d.IDB(ctx).NewRaw(`INSERT INTO workspaces (id, name, timezone, plan, suspended, created_at, updated_at)
+				VALUES (?, ?, 'UTC', 'starter', false, '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00')`, id, name).Exec(ctx)
+			return err
+		}
+		is.NoErr(insert(ctx, apikit.NewID(), "one"))
+		err := insert(ctx, apikit.NewID(), "one")
+		is.True(db.IsUniqueViolation(err))
+		is.Equal(apikit.ErrorCode(db.Conflict(err, "taken", "pick another")), apikit.EConflict)
+
+		// A failing function rolls back everything done in its transaction,
+		// including nested InTx calls, which join the outer one.
+		boom := apikit.Invalid("boom", "")
+		err = d.InTx(ctx, func(ctx context.Context) error {
+			if err := insert(ctx, apikit.NewID(), "two"); err != nil {
+				return err
+			}
+			return d.InTx(ctx, func(ctx context.Context) error {
+				if err := insert(ctx, apikit.NewID(), "three"); err != nil {
+					return err
+				}
+				return boom
+			})
+		})
+		is.Equal(err, error(boom))
+		var n int
+		is.NoErr(d.NewRaw("SELECT count(*) FROM workspaces").Scan(ctx, &n))
+		is.Equal(n, 1)
+	})
+}
