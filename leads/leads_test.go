@@ -79,6 +79,42 @@ func TestServiceContract(t *testing.T) {
 	})
 }
 
+// TestTotalsFollowClients checks the per-client lead counts behind
+// unfiltered totals as leads are created and get their client filled.
+func TestTotalsFollowClients(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d)
+		page, err := b.svc.List(b.ctx, b.p, leads.Filter{})
+		is.NoErr(err)
+		is.Equal(page.Total, 0)
+		var clientID string
+		is.NoErr(d.NewRaw("SELECT id FROM clients WHERE name = 'Globex'").Scan(b.ctx, &clientID))
+		for i := range 5 {
+			_, err := b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str(fmt.Sprint("c", i))})
+			is.NoErr(err)
+		}
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str("c0"), ClientID: &clientID}) // fills the client
+		is.NoErr(err)
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str("c9"), ClientID: &clientID})
+		is.NoErr(err)
+		for _, c := range []struct {
+			scope  []string
+			filter string
+			want   int
+		}{
+			{nil, "", 6}, {nil, clientID, 2}, {[]string{clientID}, "", 2}, {[]string{clientID}, clientID, 2},
+		} {
+			p := b.p
+			p.ClientIDs = c.scope
+			page, err := b.svc.List(b.ctx, p, leads.Filter{ClientID: c.filter})
+			is.NoErr(err)
+			is.Equal(page.Total, c.want)
+			is.Equal(len(page.Data), c.want)
+		}
+	})
+}
+
 func seedN(b *testing.B, bd bundle, n int) {
 	for i := range n {
 		_, err := bd.svc.Upsert(bd.ctx, bd.p, leads.Input{LinkedInID: str(fmt.Sprintf("B%07d", i)), Name: str(fmt.Sprintf("Person %d", i)),

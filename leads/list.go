@@ -37,7 +37,7 @@ func (s *BunStore) applyFilter(q *bun.SelectQuery, workspaceID string, scope []s
 		q = q.Where("l.stage_id = ?", f.StageID)
 	}
 	if f.TagID != "" {
-		q = q.Where("EXISTS (SELECT 1 FROM lead_tags AS lt WHERE lt.lead_id = l.id AND lt.tag_id = ?)", f.TagID)
+		q = q.Where("l.id IN (SELECT lt.lead_id FROM lead_tags AS lt WHERE lt.tag_id = ?)", f.TagID)
 	}
 	if f.Source != "" {
 		q = q.Where("l.source = ?", f.Source)
@@ -68,16 +68,21 @@ func (s *BunStore) applyFilter(q *bun.SelectQuery, workspaceID string, scope []s
 	return q
 }
 
+// ftsSearch reports whether q is served by SQLite's trigram index, which
+// needs at least three characters.
+func (s *BunStore) ftsSearch(q string) bool {
+	return s.db.Engine == db.SQLite && utf8.RuneCountInString(q) >= 3
+}
+
 // applySearch matches q as a case-insensitive substring of name, company,
-// headline or work email, through the engine's trigram index when q has
-// at least three characters.
+// headline or work email. Postgres uses its trigram index; SQLite's
+// trigram index is joined in by fromSearch, and short queries scan.
 func (s *BunStore) applySearch(q *bun.SelectQuery, text string) *bun.SelectQuery {
-	if s.db.Engine == db.Postgres {
+	switch {
+	case s.db.Engine == db.Postgres:
 		return q.Where(searchExpr+" ILIKE ?", likePattern(text))
-	}
-	if utf8.RuneCountInString(text) >= 3 {
-		phrase := `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
-		return q.Where("l.seq IN (SELECT rowid FROM leads_fts WHERE leads_fts MATCH ?)", phrase)
+	case s.ftsSearch(text):
+		return q.Where("leads_fts MATCH ?", `"`+strings.ReplaceAll(text, `"`, `""`)+`"`)
 	}
 	p := likePattern(text)
 	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -88,22 +93,60 @@ func (s *BunStore) applySearch(q *bun.SelectQuery, text string) *bun.SelectQuery
 	})
 }
 
+// fromSearch makes SQLite read matches from the trigram index first and
+// then their leads (CROSS JOIN fixes that order), instead of probing every
+// lead of the workspace.
+func (s *BunStore) fromSearch(q *bun.SelectQuery, f Filter) *bun.SelectQuery {
+	if s.ftsSearch(f.Q) {
+		return q.ModelTableExpr("leads_fts AS f CROSS JOIN leads AS l ON l.seq = f.rowid")
+	}
+	return q
+}
+
 // List returns one page of the workspace's leads matching f, newest first
 // (by id, which is time-ordered and unique, so pages never repeat or skip
 // a lead while nothing changes), and how many match in all.
 func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Lead, int, error) {
 	var out []Lead
-	q := s.applyFilter(s.idb(ctx).NewSelect().Model(&out), workspaceID, scope, f).
-		OrderExpr("l.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	// Newest first. With a SQLite text search the order is the insertion
+	// order the index returns (also newest first), so the top of a broad
+	// search is read without sorting every match.
+	order := "l.id DESC"
+	if s.ftsSearch(f.Q) {
+		order = "f.rowid DESC"
+	}
+	q := s.applyFilter(s.fromSearch(s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile"), f), workspaceID, scope, f).
+		OrderExpr(order).Limit(int64(f.Limit)).Offset(int64(f.Offset))
 	if err := q.Scan(ctx); err != nil {
 		return nil, 0, err
 	}
-	total, err := s.applyFilter(s.idb(ctx).NewSelect().Model((*Lead)(nil)), workspaceID, scope, f).Count(ctx)
+	total, err := s.count(ctx, workspaceID, scope, f)
 	if err != nil {
 		return nil, 0, err
 	}
 	if out == nil {
 		out = []Lead{}
 	}
-	return out, int(total), nil
+	return out, total, nil
+}
+
+// count returns how many leads match. Without filters other than the
+// client, it adds up the per-client counts the lead_counts triggers keep,
+// instead of counting every row.
+func (s *BunStore) count(ctx context.Context, workspaceID string, scope []string, f Filter) (int, error) {
+	byClientOnly := f == Filter{ClientID: f.ClientID, Limit: f.Limit, Offset: f.Offset}
+	if !byClientOnly {
+		n, err := s.applyFilter(s.fromSearch(s.idb(ctx).NewSelect().Model((*Lead)(nil)), f), workspaceID, scope, f).Count(ctx)
+		return int(n), err
+	}
+	q := s.idb(ctx).NewSelect().Table("lead_counts").ColumnExpr("coalesce(sum(n), 0)").Where("workspace_id = ?", workspaceID)
+	if len(scope) > 0 {
+		q = q.Where("client_key IN (?)", bun.In(scope))
+	}
+	if f.ClientID != "" {
+		q = q.Where("client_key = ?", f.ClientID)
+	}
+	var n int
+	err := q.Scan(ctx, &n)
+	return n, err
 }

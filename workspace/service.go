@@ -284,12 +284,13 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (apikit.Princ
 	if secret == "" {
 		return p, apikit.Unauthorized("No API key was sent.")
 	}
-	k, err := s.store.KeyByHash(ctx, hashSecret(secret))
+	c, err := s.store.Credential(ctx, hashSecret(secret))
 	if db.IsNoRows(err) {
 		return p, apikit.Unauthorized("The API key is not valid.")
 	} else if err != nil {
 		return p, err
 	}
+	k, m, w, clients := &c.Key, &c.Member, &c.Workspace, c.ClientIDs
 	now := s.clock.Now()
 	if k.RevokedAt != nil {
 		return p, apikit.Unauthorized("The API key was revoked.")
@@ -297,23 +298,11 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (apikit.Princ
 	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
 		return p, apikit.Unauthorized("The API key has expired.")
 	}
-	m, err := s.store.MemberByID(ctx, k.MemberID)
-	if err != nil {
-		return p, err
-	}
 	if !m.Active {
 		return p, apikit.Unauthorized("The member who created this API key has left the workspace.")
 	}
-	w, err := s.store.WorkspaceByID(ctx, k.WorkspaceID)
-	if err != nil {
-		return p, err
-	}
 	if w.Suspended {
 		return p, apikit.PlanSuspended()
-	}
-	clients, err := s.store.KeyClientIDs(ctx, k.ID)
-	if err != nil {
-		return p, err
 	}
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {
 		if err := s.store.TouchKey(ctx, k.ID, now); err != nil {

@@ -2,11 +2,13 @@ package workspace
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 
+	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -14,12 +16,10 @@ import (
 // on SQLite and Postgres; every method joins the transaction in ctx.
 type Store interface {
 	WorkspaceByName(ctx context.Context, name string) (*Workspace, error)
-	WorkspaceByID(ctx context.Context, id string) (*Workspace, error)
 	LockWorkspace(ctx context.Context, id string) error
 	SaveWorkspace(ctx context.Context, w *Workspace, insert bool) error
 	Members(ctx context.Context, workspaceID string) ([]Member, error)
 	MemberByEmail(ctx context.Context, workspaceID, email string) (*Member, error)
-	MemberByID(ctx context.Context, id string) (*Member, error)
 	SaveMember(ctx context.Context, m *Member, insert bool) error
 	Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error)
 	NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error)
@@ -28,7 +28,7 @@ type Store interface {
 	Blacklist(ctx context.Context, workspaceID string) ([]blacklistRow, error)
 	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error)
 	InsertKey(ctx context.Context, k *Key, clientIDs []string) error
-	KeyByHash(ctx context.Context, hash string) (*Key, error)
+	Credential(ctx context.Context, hash string) (*Credential, error)
 	KeyByID(ctx context.Context, workspaceID, id string) (*Key, error)
 	Keys(ctx context.Context, workspaceID string) ([]Key, error)
 	KeyClientIDs(ctx context.Context, keyID string) ([]string, error)
@@ -48,14 +48,6 @@ func (s *BunStore) idb(ctx context.Context) bun.IDB { return s.db.IDB(ctx) }
 func (s *BunStore) WorkspaceByName(ctx context.Context, name string) (*Workspace, error) {
 	w := new(Workspace)
 	if err := s.idb(ctx).NewSelect().Model(w).Where("name = ?", name).Scan(ctx); err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-func (s *BunStore) WorkspaceByID(ctx context.Context, id string) (*Workspace, error) {
-	w := new(Workspace)
-	if err := s.idb(ctx).NewSelect().Model(w).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -90,14 +82,6 @@ func (s *BunStore) MemberByEmail(ctx context.Context, workspaceID, email string)
 	m := new(Member)
 	err := s.idb(ctx).NewSelect().Model(m).Where("workspace_id = ? AND lower(email) = ?", workspaceID, strings.ToLower(email)).Scan(ctx)
 	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func (s *BunStore) MemberByID(ctx context.Context, id string) (*Member, error) {
-	m := new(Member)
-	if err := s.idb(ctx).NewSelect().Model(m).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -186,14 +170,6 @@ func (s *BunStore) InsertKey(ctx context.Context, k *Key, clientIDs []string) er
 	return nil
 }
 
-func (s *BunStore) KeyByHash(ctx context.Context, hash string) (*Key, error) {
-	k := new(Key)
-	if err := s.idb(ctx).NewSelect().Model(k).Where("hash = ?", hash).Scan(ctx); err != nil {
-		return nil, err
-	}
-	return k, nil
-}
-
 func (s *BunStore) KeyByID(ctx context.Context, workspaceID, id string) (*Key, error) {
 	k := new(Key)
 	if err := s.idb(ctx).NewSelect().Model(k).Where("workspace_id = ? AND id = ?", workspaceID, id).Scan(ctx); err != nil {
@@ -228,4 +204,67 @@ func (s *BunStore) RevokeKey(ctx context.Context, id string, at time.Time) error
 func (s *BunStore) TouchKey(ctx context.Context, id string, at time.Time) error {
 	_, err := s.idb(ctx).NewUpdate().Table("api_keys").Set("last_used_at = ?", at).Where("id = ?", id).Exec(ctx)
 	return err
+}
+
+// Credential is everything authentication needs about a key, read in one
+// query: the key, its creator as they are now, the workspace and the
+// key's clients.
+type Credential struct {
+	Key       Key
+	Member    Member
+	Workspace Workspace
+	ClientIDs []string
+}
+
+type credentialRow struct {
+	KeyID        string     `bun:"key_id"`
+	KeyName      string     `bun:"key_name"`
+	KeyRole      string     `bun:"key_role"`
+	ExpiresAt    *time.Time `bun:"expires_at"`
+	RevokedAt    *time.Time `bun:"revoked_at"`
+	LastUsedAt   *time.Time `bun:"last_used_at"`
+	MemberID     string     `bun:"member_id"`
+	MemberEmail  string     `bun:"member_email"`
+	MemberRole   string     `bun:"member_role"`
+	MemberActive bool       `bun:"member_active"`
+	WorkspaceID  string     `bun:"workspace_id"`
+	Name         string     `bun:"workspace_name"`
+	Timezone     string     `bun:"timezone"`
+	Plan         string     `bun:"plan"`
+	Suspended    bool       `bun:"suspended"`
+	ClientID     *string    `bun:"client_id"`
+}
+
+// Credential returns the key with hash and what it acts as, or
+// sql.ErrNoRows.
+func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, error) {
+	var rows []credentialRow
+	err := s.idb(ctx).NewRaw(`SELECT k.id AS key_id, k.name AS key_name, k.role AS key_role, k.expires_at, k.revoked_at, k.last_used_at,
+			m.id AS member_id, m.email AS member_email, m.role AS member_role, m.active AS member_active,
+			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id
+		FROM api_keys AS k
+		JOIN members AS m ON m.id = k.member_id
+		JOIN workspaces AS w ON w.id = k.workspace_id
+		LEFT JOIN api_key_clients AS kc ON kc.key_id = k.id
+		WHERE k.hash = ?
+		ORDER BY kc.client_id`, hash).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, sql.ErrNoRows
+	}
+	r := rows[0]
+	c := &Credential{
+		Key: Key{ID: r.KeyID, WorkspaceID: r.WorkspaceID, MemberID: r.MemberID, Name: r.KeyName, Role: r.KeyRole,
+			ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt},
+		Member:    Member{ID: r.MemberID, WorkspaceID: r.WorkspaceID, Email: r.MemberEmail, Role: apikit.Role(r.MemberRole), Active: r.MemberActive},
+		Workspace: Workspace{ID: r.WorkspaceID, Name: r.Name, Timezone: r.Timezone, Plan: r.Plan, Suspended: r.Suspended},
+	}
+	for _, row := range rows {
+		if row.ClientID != nil {
+			c.ClientIDs = append(c.ClientIDs, *row.ClientID)
+		}
+	}
+	return c, nil
 }
