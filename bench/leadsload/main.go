@@ -154,7 +154,9 @@ func main() {
 			return "GET", "/v1/leads?q=" + url.QueryEscape(words[i%len(words)]), nil
 		},
 			func(i int) error { _, err := svc.List(pctx, p, leads.Filter{Q: words[i%len(words)]}); return err }},
-		{"list (q, one broad word: 5-20% of leads)", func(i int) (string, string, any) { return "GET", "/v1/leads?q=" + url.QueryEscape(broad[i%len(broad)]), nil },
+		{"list (q, one broad word: 5-20% of leads)", func(i int) (string, string, any) {
+			return "GET", "/v1/leads?q=" + url.QueryEscape(broad[i%len(broad)]), nil
+		},
 			func(i int) error { _, err := svc.List(pctx, p, leads.Filter{Q: broad[i%len(broad)]}); return err }},
 		{"get", func(i int) (string, string, any) { return "GET", "/v1/leads/" + ids[i%len(ids)], nil },
 			func(i int) error { _, err := svc.Get(pctx, p, ids[i%len(ids)]); return err }},
