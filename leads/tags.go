@@ -68,8 +68,8 @@ func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, ta
 }
 
 // RemoveTag removes a tag from the lead; a tag the lead does not have is no
-// error. Returns E_NOT_FOUND if the lead is not visible or the tag is not
-// one of the workspace's.
+// error. Returns E_NOT_FOUND if the lead is not visible and
+// E_PAYLOAD_INVALID if the tag is not one of the workspace's.
 func (s *Service) RemoveTag(ctx context.Context, p apikit.Principal, id, tagID string) (*Detail, error) {
 	var out *Detail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -82,7 +82,7 @@ func (s *Service) RemoveTag(ctx context.Context, p apikit.Principal, id, tagID s
 			return err
 		}
 		if len(known) == 0 {
-			return apikit.NotFound("Tag " + tagID)
+			return apikit.Invalid(fmt.Sprintf("tag %s is not one of this workspace's tags.", tagID), "Use tag ids listed by GET /v1/me.")
 		}
 		removed, err := s.store.RemoveTag(ctx, l.ID, tagID)
 		if err != nil {

@@ -349,7 +349,9 @@ func TestTagsStageListSuppress(t *testing.T) {
 		is.Equal(r.Status, 200)
 		is.Equal(r.data()["tags"], []any{map[string]any{"id": e.ids["vip"], "name": "vip"}})
 		is.Equal(e.call("DELETE", base+"/tags/"+e.ids["cold"], "member", nil).Status, 200) // not on the lead: no-op
-		assertEnvelope(t, e.call("DELETE", base+"/tags/"+apikit.NewID(), "member", nil), 404, apikit.ENotFound)
+		r = e.call("DELETE", base+"/tags/"+apikit.NewID(), "member", nil)
+		assertEnvelope(t, r, 422, apikit.EPayloadInvalid)
+		is.True(strings.Contains(string(r.Raw), "GET /v1/me"))
 
 		r = e.call("PUT", base+"/stage", "member", map[string]any{"stage_id": e.ids["Contacted"]})
 		is.Equal(r.data()["stage_id"], e.ids["Contacted"])

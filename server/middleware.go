@@ -66,7 +66,7 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 			s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
-				slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000), slog.String("remote", r.RemoteAddr))
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,8 +44,25 @@ func parse(fs *flag.FlagSet, args []string) error {
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("serve")
 	addr := fs.String("addr", envOr("LEADLINE_ADDR", "127.0.0.1:8080"), "listen address")
+	limits := server.DefaultRateLimits
+	for _, l := range []struct {
+		name string
+		v    *int
+	}{{"read", &limits.Read}, {"write", &limits.Write}, {"spend", &limits.Spend}} {
+		if env := os.Getenv("LEADLINE_RATE_" + strings.ToUpper(l.name)); env != "" {
+			n, err := strconv.Atoi(env)
+			if err != nil || n < 1 {
+				return usageError{fmt.Sprintf("serve: LEADLINE_RATE_%s=%q is not a positive number", strings.ToUpper(l.name), env)}
+			}
+			*l.v = n
+		}
+		fs.IntVar(l.v, "rate-"+l.name, *l.v, l.name+" calls per key per hour")
+	}
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if limits.Read < 1 || limits.Write < 1 || limits.Spend < 1 {
+		return usageError{"serve: rate limits must be positive numbers"}
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	d, err := openDB(ctx, *dsn)
@@ -52,7 +70,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer d.Close()
-	srv := server.New(server.Config{DB: d, Logger: logger})
+	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)

@@ -66,7 +66,7 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		{"manager", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleManager}},
 		{"member", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember}},
 		{"client_viewer", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleClientViewer}},
-		{"member scoped to Globex", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember, Clients: []string{"Globex"}}},
+		{"globex_member", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember, Clients: []string{"Globex"}}},
 	}
 	secrets := make([]string, len(keys))
 	for i, k := range keys {
@@ -85,9 +85,9 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n\nKeys (shown once):\n", "demo", n)
+	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n\nKeys (shown once; globex_member sees only the client Globex):\n", "demo", n)
 	for i, k := range keys {
-		fmt.Fprintf(stdout, "  %-24s %s\n", k.label, secrets[i])
+		fmt.Fprintf(stdout, "  %-14s %s\n", k.label, secrets[i])
 	}
 	fmt.Fprintf(stdout, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/me\n", secrets[1])
 	return nil

@@ -21,6 +21,7 @@ const usage = `leadline — sales outreach API server
 
 Usage:
   leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…]
+                   [--rate-read 600] [--rate-write 300] [--rate-spend 60]
   leadline migrate [--db …]
   leadline apply   [--db …] -f setup.yaml
   leadline keys create [--db …] --workspace NAME --member EMAIL --role manager|member|client_viewer
@@ -29,7 +30,8 @@ Usage:
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
 
---db defaults to $LEADLINE_DB, then ./leadline.db; --addr to $LEADLINE_ADDR, then 127.0.0.1:8080.
+--db defaults to $LEADLINE_DB, then ./leadline.db; --addr to $LEADLINE_ADDR, then 127.0.0.1:8080;
+--rate-read/write/spend (calls per key per hour) to $LEADLINE_RATE_READ/_WRITE/_SPEND, then the API's limits.
 `
 
 // usageError is a mistake on the command line: exit code 2.

@@ -80,7 +80,7 @@ func TestCommands(t *testing.T) {
 	is.NoErr(err)
 
 	var ue usageError
-	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"},
+	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"}, {"serve", "--rate-read", "0"},
 		{"keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "owner@acme.test", "--role", "member", "--expires", "soon"}} {
 		_, err := runCmd(args...)
 		is.True(errors.As(err, &ue)) // usage errors exit 2 with the usage text
