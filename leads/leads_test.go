@@ -62,6 +62,8 @@ func TestServiceContract(t *testing.T) {
 
 		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{Name: str("no identity")})
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str("x"), Custom: map[string]any{"k": "a\x00"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid) // text no database can store
 		_, err = b.svc.Get(b.ctx, b.p, apikit.NewID())
 		is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
 

@@ -53,13 +53,16 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 
+	u := ctx.URL()
+	if !apikit.Storable(map[string]any{"": queryValues(u.Query())}) {
+		fail(unstorable())
+		return
+	}
 	idemKey := ""
 	var body []byte
 	var fp string
 	if class != apikit.ClassRead {
 		idemKey = ctx.Header("Idempotency-Key")
-	}
-	if idemKey != "" {
 		if len(idemKey) > maxIdempotencyKey {
 			fail(apikit.Invalid(fmt.Sprintf("The Idempotency-Key header is longer than %d characters.", maxIdempotencyKey),
 				"Use a shorter key, such as a UUID."))
@@ -70,7 +73,12 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 			fail(apikit.Invalid("The request body could not be read.", "Send the whole body again."))
 			return
 		}
-		u := ctx.URL()
+		if !storableJSON(body) {
+			fail(unstorable())
+			return
+		}
+	}
+	if idemKey != "" {
 		fp = fingerprint(ctx.Method(), u.RequestURI(), body)
 		rec, err := s.idem.lookup(ctx.Context(), p.KeyID, idemKey)
 		if err != nil {
@@ -99,6 +107,9 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 	}
 
 	hctx := huma.WithContext(ctx, apikit.WithPrincipal(ctx.Context(), p))
+	if class != apikit.ClassRead {
+		hctx = &recorder{humaContext: hctx, reader: bytes.NewReader(body), status: http.StatusOK, headers: http.Header{}}
+	}
 	if idemKey == "" {
 		next(hctx)
 		return
@@ -123,7 +134,7 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 
-	rec := &recorder{humaContext: hctx, reader: bytes.NewReader(body), status: http.StatusOK, headers: http.Header{}}
+	rec := hctx.(*recorder)
 	stored := false
 	defer func() {
 		// A panic or a 5xx leaves nothing stored: a retry runs again.
@@ -174,6 +185,35 @@ func (s *Server) writeErr(ctx huma.Context, err error) {
 	ctx.SetStatus(se.status)
 	b, _ := json.Marshal(se)
 	_, _ = ctx.BodyWriter().Write(append(b, '\n'))
+}
+
+// storableJSON reports whether a JSON body holds only text the databases
+// can store. Only bodies that could hold a NUL are decoded to look.
+func storableJSON(body []byte) bool {
+	if !bytes.Contains(body, []byte{0}) && !bytes.Contains(bytes.ToLower(body), []byte(`\u0000`)) {
+		return true
+	}
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return !bytes.Contains(body, []byte{0})
+	}
+	return apikit.Storable(v)
+}
+
+func queryValues(q map[string][]string) []any {
+	var out []any
+	for k, vs := range q {
+		out = append(out, k)
+		for _, v := range vs {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func unstorable() *apikit.Error {
+	return apikit.Invalid("The request holds text that cannot be stored: a NUL character or invalid UTF-8.",
+		"Remove NUL characters (\\u0000) and send UTF-8 text.")
 }
 
 // apiKeyOf reads the key from Authorization: Bearer or X-API-Key.
