@@ -59,16 +59,16 @@ func TestNoInputReaches500(t *testing.T) {
 			method, path string
 			body         any
 		}{
-			"NUL in a field":       {"POST", "/v1/leads", map[string]any{"linkedin_id": "a\x00b"}},
-			"NUL in a name":        {"PATCH", "/v1/leads/" + id, map[string]any{"name": "A\x00"}},
-			"NUL in custom":        {"PATCH", "/v1/leads/" + id, map[string]any{"custom": map[string]any{"k": []any{"x\x00"}}}},
-			"NUL in a custom key":  {"PATCH", "/v1/leads/" + id, map[string]any{"custom": map[string]any{"k\x00": 1}}},
-			"NUL in q":             {"GET", "/v1/leads?q=ab%00cd", nil},
-			"NUL in source":        {"GET", "/v1/leads?source=%00", nil},
-			"bad UTF-8 in q":       {"GET", "/v1/leads?q=%ff%fe%fd", nil},
-			"bad UTF-8 in email":   {"GET", "/v1/leads?email=%ff@x", nil},
-			"NUL in suppressions":  {"POST", "/v1/suppressions", map[string]any{"linkedin_ids": []string{"a\x00"}}},
-			"NUL in a reason":      {"POST", "/v1/suppressions", map[string]any{"linkedin_ids": []string{"a"}, "reason": "\x00"}},
+			"NUL in a field":      {"POST", "/v1/leads", map[string]any{"linkedin_id": "a\x00b"}},
+			"NUL in a name":       {"PATCH", "/v1/leads/" + id, map[string]any{"name": "A\x00"}},
+			"NUL in custom":       {"PATCH", "/v1/leads/" + id, map[string]any{"custom": map[string]any{"k": []any{"x\x00"}}}},
+			"NUL in a custom key": {"PATCH", "/v1/leads/" + id, map[string]any{"custom": map[string]any{"k\x00": 1}}},
+			"NUL in q":            {"GET", "/v1/leads?q=ab%00cd", nil},
+			"NUL in source":       {"GET", "/v1/leads?source=%00", nil},
+			"bad UTF-8 in q":      {"GET", "/v1/leads?q=%ff%fe%fd", nil},
+			"bad UTF-8 in email":  {"GET", "/v1/leads?email=%ff@x", nil},
+			"NUL in suppressions": {"POST", "/v1/suppressions", map[string]any{"linkedin_ids": []string{"a\x00"}}},
+			"NUL in a reason":     {"POST", "/v1/suppressions", map[string]any{"linkedin_ids": []string{"a"}, "reason": "\x00"}},
 		} {
 			t.Run(name, func(t *testing.T) {
 				assertEnvelope(t, e.call(c.method, c.path, "member", c.body), 422, apikit.EPayloadInvalid)
