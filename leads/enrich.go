@@ -51,21 +51,11 @@ func (s *Service) Enrich(ctx context.Context, p apikit.Principal, in EnrichInput
 		return nil, apikit.TooMany(fmt.Sprintf("%d lead ids were sent; one call takes at most %d.", len(in.LeadIDs), MaxEnrichIDs), "Split the ids over several calls.")
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(in.LeadIDs)))
-	for _, id := range ids {
-		if !apikit.ValidID(id) {
-			return nil, apikit.Invalid(fmt.Sprintf("lead id %q is not a uuid.", id), "Send lead ids as returned by GET /v1/leads.")
-		}
-	}
 	res := &EnrichResult{}
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		found, err := s.store.ByIDs(ctx, p.WorkspaceID, ids)
+		found, err := s.leadsByIDs(ctx, p, ids)
 		if err != nil {
 			return err
-		}
-		found = slices.DeleteFunc(found, func(l Lead) bool { return !p.SeesClient(deref(l.ClientID)) })
-		if len(found) != len(ids) {
-			return apikit.Invalid(fmt.Sprintf("%d of the lead ids are not leads this key can see, e.g. %s.", len(ids)-len(found), missing(ids, found)),
-				"Remove the unknown ids and send the call again; nothing was queued.")
 		}
 		now := s.clock.Now()
 		var evs []events.Event
@@ -102,6 +92,27 @@ func enrichNote(queued int) string {
 	return fmt.Sprintf("%d lead(s) queued. Enrichment uses the profile views each sender has left after the day's sequence actions, "+
 		"so results arrive within the senders' working hours, usually the same or the next working day; a large batch can take several days. "+
 		"Read the results in each lead's profile (GET /v1/leads/{id}); enriched_at is set when a lead is done.", queued)
+}
+
+// leadsByIDs returns the leads with ids, all of which must be uuids of
+// leads the principal can see: otherwise E_PAYLOAD_INVALID names a few of
+// the others, and the caller changes nothing.
+func (s *Service) leadsByIDs(ctx context.Context, p apikit.Principal, ids []string) ([]Lead, error) {
+	for _, id := range ids {
+		if !apikit.ValidID(id) {
+			return nil, apikit.Invalid(fmt.Sprintf("lead_ids: %q is not a uuid.", id), "Send lead ids as returned by GET /v1/leads; nothing was changed.")
+		}
+	}
+	found, err := s.store.ByIDs(ctx, p.WorkspaceID, ids)
+	if err != nil {
+		return nil, err
+	}
+	found = slices.DeleteFunc(found, func(l Lead) bool { return !p.SeesClient(deref(l.ClientID)) })
+	if len(found) != len(ids) {
+		return nil, apikit.Invalid(fmt.Sprintf("lead_ids: %d of the ids are not leads this key can see, e.g. %s.", len(ids)-len(found), missing(ids, found)),
+			"Remove those ids and send the call again; nothing was changed.")
+	}
+	return found, nil
 }
 
 func missing(ids []string, found []Lead) string {

@@ -62,26 +62,14 @@ func (s *Service) AddSuppressions(ctx context.Context, p apikit.Principal, in Su
 			return nil, apikit.Invalid(fmt.Sprintf("emails: %q is not an email address.", e), "Fix or remove the entry; nothing was added.")
 		}
 	}
-	for _, id := range groups[3].values {
-		if !apikit.ValidID(id) {
-			return nil, apikit.Invalid(fmt.Sprintf("lead_ids: %q is not a uuid.", id), "Fix or remove the entry; nothing was added.")
-		}
-	}
 	var reason *string
 	if r := strings.TrimSpace(in.Reason); r != "" {
 		reason = &r
 	}
 	res := &SuppressionsResult{}
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		if ids := groups[3].values; len(ids) > 0 {
-			found, err := s.store.ByIDs(ctx, p.WorkspaceID, ids)
-			if err != nil {
-				return err
-			}
-			if len(found) != len(ids) {
-				return apikit.Invalid(fmt.Sprintf("lead_ids: %d ids are not leads of this workspace, e.g. %s.", len(ids)-len(found), missing(ids, found)),
-					"Remove the unknown ids; nothing was added.")
-			}
+		if _, err := s.leadsByIDs(ctx, p, groups[3].values); err != nil {
+			return err
 		}
 		now := s.clock.Now()
 		var evs []events.Event
