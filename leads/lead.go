@@ -42,9 +42,9 @@ type Lead struct {
 	UpdatedAt          time.Time      `bun:"updated_at" json:"updated_at"`
 }
 
-// Detail is the single-lead view: the lead with its tags, enriched profile,
+// LeadDetail is the single-lead view: the lead with its tags, enriched profile,
 // per-sender state and enrollments.
-type Detail struct {
+type LeadDetail struct {
 	Lead
 	Tags        []workspace.Named `json:"tags"`
 	ProfileData map[string]any    `json:"profile" doc:"The enriched LinkedIn profile; null until the lead is enriched."`
@@ -70,9 +70,9 @@ type EnrollmentRef struct {
 	EnrolledAt   time.Time `json:"enrolled_at"`
 }
 
-// Input is the lead input (create-or-update) and patch object. A field
+// LeadInput is the lead input (create-or-update) and patch object. A field
 // that is left out, null or an empty string is left as it is.
-type Input struct {
+type LeadInput struct {
 	ClientID         *string        `json:"client_id,omitempty" doc:"Client the lead belongs to. A key scoped to one client defaults to it."`
 	ListID           *string        `json:"list_id,omitempty" doc:"The lead's list (see GET /v1/me for ids)."`
 	StageID          *string        `json:"stage_id,omitempty" doc:"The lead's stage (see GET /v1/me for ids)."`
@@ -92,7 +92,7 @@ type Input struct {
 
 // Result is the answer to a create-or-update or a patch.
 type Result struct {
-	Lead            *Detail
+	Lead            *LeadDetail
 	Created         bool
 	UnchangedFields []string
 }

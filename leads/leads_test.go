@@ -51,18 +51,18 @@ func TestServiceContract(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		b := setup(t, d)
-		res, err := b.svc.Upsert(b.ctx, b.p, leads.Input{EmailWork: str(" Kim@Example.TEST "), Name: str("Kim")})
+		res, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{EmailWork: str(" Kim@Example.TEST "), Name: str("Kim")})
 		is.NoErr(err)
 		is.True(res.Created)
-		res2, err := b.svc.Upsert(b.ctx, b.p, leads.Input{EmailWork: str("kim@example.test"), Company: str("Initrode")})
+		res2, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{EmailWork: str("kim@example.test"), Company: str("Initrode")})
 		is.NoErr(err)
 		is.True(!res2.Created)
 		is.Equal(res2.Lead.ID, res.Lead.ID)
 		is.Equal(*res2.Lead.Name, "Kim")
 
-		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{Name: str("no identity")})
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.LeadInput{Name: str("no identity")})
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
-		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str("x"), Custom: map[string]any{"k": "a\x00"}})
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.LeadInput{LinkedInID: str("x"), Custom: map[string]any{"k": "a\x00"}})
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid) // text no database can store
 		_, err = b.svc.Get(b.ctx, b.p, apikit.NewID())
 		is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
@@ -93,12 +93,12 @@ func TestTotalsFollowClients(t *testing.T) {
 		var clientID string
 		is.NoErr(d.NewRaw("SELECT id FROM clients WHERE name = 'Globex'").Scan(b.ctx, &clientID))
 		for i := range 5 {
-			_, err := b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str(fmt.Sprint("c", i))})
+			_, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{LinkedInID: str(fmt.Sprint("c", i))})
 			is.NoErr(err)
 		}
-		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str("c0"), ClientID: &clientID}) // fills the client
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.LeadInput{LinkedInID: str("c0"), ClientID: &clientID}) // fills the client
 		is.NoErr(err)
-		_, err = b.svc.Upsert(b.ctx, b.p, leads.Input{LinkedInID: str("c9"), ClientID: &clientID})
+		_, err = b.svc.Upsert(b.ctx, b.p, leads.LeadInput{LinkedInID: str("c9"), ClientID: &clientID})
 		is.NoErr(err)
 		for _, c := range []struct {
 			scope  []string
@@ -119,7 +119,7 @@ func TestTotalsFollowClients(t *testing.T) {
 
 func seedN(b *testing.B, bd bundle, n int) {
 	for i := range n {
-		_, err := bd.svc.Upsert(bd.ctx, bd.p, leads.Input{LinkedInID: str(fmt.Sprintf("B%07d", i)), Name: str(fmt.Sprintf("Person %d", i)),
+		_, err := bd.svc.Upsert(bd.ctx, bd.p, leads.LeadInput{LinkedInID: str(fmt.Sprintf("B%07d", i)), Name: str(fmt.Sprintf("Person %d", i)),
 			Company: str([]string{"Northwind", "Contoso", "Fabrikam"}[i%3]), EmailWork: str(fmt.Sprintf("p%d@x.test", i))})
 		if err != nil {
 			b.Fatal(err)
@@ -151,7 +151,7 @@ func BenchmarkService(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := bd.svc.Upsert(bd.ctx, bd.p, leads.Input{LinkedInID: str(fmt.Sprintf("B%07d", i%5000)), Headline: str(fmt.Sprint("H", i))}); err != nil {
+				if _, err := bd.svc.Upsert(bd.ctx, bd.p, leads.LeadInput{LinkedInID: str(fmt.Sprintf("B%07d", i%5000)), Headline: str(fmt.Sprint("H", i))}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -57,7 +57,7 @@ func (s *Service) visible(ctx context.Context, p apikit.Principal, id string) (*
 
 // Get returns the lead detail.
 // Returns E_NOT_FOUND if the lead is not visible to the principal.
-func (s *Service) Get(ctx context.Context, p apikit.Principal, id string) (*Detail, error) {
+func (s *Service) Get(ctx context.Context, p apikit.Principal, id string) (*LeadDetail, error) {
 	l, err := s.visible(ctx, p, id)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Service) Get(ctx context.Context, p apikit.Principal, id string) (*Deta
 	return s.detail(ctx, l)
 }
 
-func (s *Service) detail(ctx context.Context, l *Lead) (*Detail, error) {
+func (s *Service) detail(ctx context.Context, l *Lead) (*LeadDetail, error) {
 	tags, err := s.store.Tags(ctx, l.ID)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (s *Service) detail(ctx context.Context, l *Lead) (*Detail, error) {
 	if l.Custom == nil {
 		l.Custom = map[string]any{}
 	}
-	return &Detail{Lead: *l, Tags: tags, ProfileData: l.Profile, SenderState: []SenderState{}, Enrollments: []EnrollmentRef{}}, nil
+	return &LeadDetail{Lead: *l, Tags: tags, ProfileData: l.Profile, SenderState: []SenderState{}, Enrollments: []EnrollmentRef{}}, nil
 }
 
 // List returns one page of the leads visible to the principal.

@@ -16,7 +16,7 @@ const MaxTagsPerCall = 20
 // AddTags tags the lead with tagIDs; tags it already has are kept as they
 // are. Returns E_NOT_FOUND if the lead is not visible, E_TOO_MANY for more
 // than 20 tags and E_PAYLOAD_INVALID for none or an unknown tag.
-func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, tagIDs []string) (*Detail, error) {
+func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, tagIDs []string) (*LeadDetail, error) {
 	tagIDs = slices.Compact(slices.Sorted(slices.Values(tagIDs)))
 	if len(tagIDs) == 0 {
 		return nil, apikit.Invalid("No tag was sent.", "Send tag_id, or tag_ids with 1 to 20 tag ids from GET /v1/me.")
@@ -30,7 +30,7 @@ func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, ta
 			return nil, apikit.Invalid(fmt.Sprintf("tag id %q is not a uuid.", t), "Use tag ids listed by GET /v1/me.")
 		}
 	}
-	var out *Detail
+	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		l, err := s.visible(ctx, p, id)
 		if err != nil {
@@ -70,8 +70,8 @@ func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, ta
 // RemoveTag removes a tag from the lead; a tag the lead does not have is no
 // error. Returns E_NOT_FOUND if the lead is not visible and
 // E_PAYLOAD_INVALID if the tag is not one of the workspace's.
-func (s *Service) RemoveTag(ctx context.Context, p apikit.Principal, id, tagID string) (*Detail, error) {
-	var out *Detail
+func (s *Service) RemoveTag(ctx context.Context, p apikit.Principal, id, tagID string) (*LeadDetail, error) {
+	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		l, err := s.visible(ctx, p, id)
 		if err != nil {
@@ -102,22 +102,22 @@ func (s *Service) RemoveTag(ctx context.Context, p apikit.Principal, id, tagID s
 // SetStage sets the lead's stage; nil clears it.
 // Returns E_NOT_FOUND if the lead is not visible and E_PAYLOAD_INVALID for
 // a stage that is not the workspace's.
-func (s *Service) SetStage(ctx context.Context, p apikit.Principal, id string, stageID *string) (*Detail, error) {
+func (s *Service) SetStage(ctx context.Context, p apikit.Principal, id string, stageID *string) (*LeadDetail, error) {
 	return s.setRef(ctx, p, id, workspace.Stages, "stage_id", stageID)
 }
 
 // SetList sets the lead's list; nil clears it.
 // Returns E_NOT_FOUND if the lead is not visible and E_PAYLOAD_INVALID for
 // a list that is not the workspace's.
-func (s *Service) SetList(ctx context.Context, p apikit.Principal, id string, listID *string) (*Detail, error) {
+func (s *Service) SetList(ctx context.Context, p apikit.Principal, id string, listID *string) (*LeadDetail, error) {
 	return s.setRef(ctx, p, id, workspace.Lists, "list_id", listID)
 }
 
-func (s *Service) setRef(ctx context.Context, p apikit.Principal, id string, kind workspace.Kind, name string, ref *string) (*Detail, error) {
+func (s *Service) setRef(ctx context.Context, p apikit.Principal, id string, kind workspace.Kind, name string, ref *string) (*LeadDetail, error) {
 	if ref != nil && !apikit.ValidID(*ref) {
 		return nil, apikit.Invalid(fmt.Sprintf("%s %q is not a uuid.", name, *ref), fmt.Sprintf("Use one of the %s ids listed by GET /v1/me, or null to clear it.", kind))
 	}
-	var out *Detail
+	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		l, err := s.visible(ctx, p, id)
 		if err != nil {
@@ -152,18 +152,18 @@ func (s *Service) setRef(ctx context.Context, p apikit.Principal, id string, kin
 
 // Suppress marks the lead do-not-contact: every later send check refuses
 // it. Nothing is deleted. Returns E_NOT_FOUND if the lead is not visible.
-func (s *Service) Suppress(ctx context.Context, p apikit.Principal, id string) (*Detail, error) {
+func (s *Service) Suppress(ctx context.Context, p apikit.Principal, id string) (*LeadDetail, error) {
 	return s.setDoNotContact(ctx, p, id, true)
 }
 
 // Unsuppress clears the lead's do-not-contact mark.
 // Returns E_NOT_FOUND if the lead is not visible.
-func (s *Service) Unsuppress(ctx context.Context, p apikit.Principal, id string) (*Detail, error) {
+func (s *Service) Unsuppress(ctx context.Context, p apikit.Principal, id string) (*LeadDetail, error) {
 	return s.setDoNotContact(ctx, p, id, false)
 }
 
-func (s *Service) setDoNotContact(ctx context.Context, p apikit.Principal, id string, on bool) (*Detail, error) {
-	var out *Detail
+func (s *Service) setDoNotContact(ctx context.Context, p apikit.Principal, id string, on bool) (*LeadDetail, error) {
+	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		l, err := s.visible(ctx, p, id)
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 // treats it.
 type field struct {
 	name     string
-	in       func(*Input) **string
+	in       func(*LeadInput) **string
 	lead     func(*Lead) **string
 	fillOnly bool     // filled only when empty, never overwritten
 	unique   matchKey // a unique identity: another lead may already hold it
@@ -28,19 +28,19 @@ type field struct {
 
 // fields lists the input's text fields in the order responses name them.
 var fields = []field{
-	{name: "client_id", in: func(i *Input) **string { return &i.ClientID }, lead: func(l *Lead) **string { return &l.ClientID }, fillOnly: true},
-	{name: "list_id", in: func(i *Input) **string { return &i.ListID }, lead: func(l *Lead) **string { return &l.ListID }},
-	{name: "stage_id", in: func(i *Input) **string { return &i.StageID }, lead: func(l *Lead) **string { return &l.StageID }},
-	{name: "email_work", in: func(i *Input) **string { return &i.EmailWork }, lead: func(l *Lead) **string { return &l.EmailWork }, fillOnly: true, unique: keyEmailWork, fold: true},
-	{name: "email_personal", in: func(i *Input) **string { return &i.EmailPersonal }, lead: func(l *Lead) **string { return &l.EmailPersonal }, fillOnly: true, unique: keyEmailPersonal, fold: true},
-	{name: "public_identifier", in: func(i *Input) **string { return &i.PublicIdentifier }, lead: func(l *Lead) **string { return &l.PublicIdentifier }, fillOnly: true},
-	{name: "linkedin_id", in: func(i *Input) **string { return &i.LinkedInID }, lead: func(l *Lead) **string { return &l.LinkedInID }, unique: keyLinkedInID},
-	{name: "provider_id", in: func(i *Input) **string { return &i.ProviderID }, lead: func(l *Lead) **string { return &l.ProviderID }, unique: keyProviderID},
-	{name: "name", in: func(i *Input) **string { return &i.Name }, lead: func(l *Lead) **string { return &l.Name }},
-	{name: "company", in: func(i *Input) **string { return &i.Company }, lead: func(l *Lead) **string { return &l.Company }},
-	{name: "headline", in: func(i *Input) **string { return &i.Headline }, lead: func(l *Lead) **string { return &l.Headline }},
-	{name: "location", in: func(i *Input) **string { return &i.Location }, lead: func(l *Lead) **string { return &l.Location }},
-	{name: "source", in: func(i *Input) **string { return &i.Source }, lead: func(l *Lead) **string { return &l.Source }},
+	{name: "client_id", in: func(i *LeadInput) **string { return &i.ClientID }, lead: func(l *Lead) **string { return &l.ClientID }, fillOnly: true},
+	{name: "list_id", in: func(i *LeadInput) **string { return &i.ListID }, lead: func(l *Lead) **string { return &l.ListID }},
+	{name: "stage_id", in: func(i *LeadInput) **string { return &i.StageID }, lead: func(l *Lead) **string { return &l.StageID }},
+	{name: "email_work", in: func(i *LeadInput) **string { return &i.EmailWork }, lead: func(l *Lead) **string { return &l.EmailWork }, fillOnly: true, unique: keyEmailWork, fold: true},
+	{name: "email_personal", in: func(i *LeadInput) **string { return &i.EmailPersonal }, lead: func(l *Lead) **string { return &l.EmailPersonal }, fillOnly: true, unique: keyEmailPersonal, fold: true},
+	{name: "public_identifier", in: func(i *LeadInput) **string { return &i.PublicIdentifier }, lead: func(l *Lead) **string { return &l.PublicIdentifier }, fillOnly: true},
+	{name: "linkedin_id", in: func(i *LeadInput) **string { return &i.LinkedInID }, lead: func(l *Lead) **string { return &l.LinkedInID }, unique: keyLinkedInID},
+	{name: "provider_id", in: func(i *LeadInput) **string { return &i.ProviderID }, lead: func(l *Lead) **string { return &l.ProviderID }, unique: keyProviderID},
+	{name: "name", in: func(i *LeadInput) **string { return &i.Name }, lead: func(l *Lead) **string { return &l.Name }},
+	{name: "company", in: func(i *LeadInput) **string { return &i.Company }, lead: func(l *Lead) **string { return &l.Company }},
+	{name: "headline", in: func(i *LeadInput) **string { return &i.Headline }, lead: func(l *Lead) **string { return &l.Headline }},
+	{name: "location", in: func(i *LeadInput) **string { return &i.Location }, lead: func(l *Lead) **string { return &l.Location }},
+	{name: "source", in: func(i *LeadInput) **string { return &i.Source }, lead: func(l *Lead) **string { return &l.Source }},
 }
 
 // matchOrder is the spec's matching order. The public identifier is a last
@@ -48,7 +48,7 @@ var fields = []field{
 // lead known only by its LinkedIn URL does not create it twice.
 var matchOrder = []matchKey{keyLinkedInID, keyProviderID, keyEmailWork, keyEmailPersonal}
 
-func (in *Input) value(k matchKey) *string {
+func (in *LeadInput) value(k matchKey) *string {
 	switch k {
 	case keyLinkedInID:
 		return in.LinkedInID
@@ -66,7 +66,7 @@ func (in *Input) value(k matchKey) *string {
 // normalize trims every text field, drops empty ones (an empty string or
 // null counts as left out), derives the public identifier from a LinkedIn
 // URL and checks formats.
-func normalize(in Input) (Input, error) {
+func normalize(in LeadInput) (LeadInput, error) {
 	texts := []any{in.LinkedInURL, in.Custom}
 	for _, f := range fields {
 		texts = append(texts, *f.in(&in))
@@ -157,7 +157,7 @@ func publicIdentifierOf(raw string) (string, error) {
 }
 
 // identityOf lists what to match an input on, in order.
-func identityOf(in *Input) []matchKey {
+func identityOf(in *LeadInput) []matchKey {
 	var keys []matchKey
 	for _, k := range matchOrder {
 		if in.value(k) != nil {
@@ -178,7 +178,7 @@ func identityOf(in *Input) []matchKey {
 // Returns E_PAYLOAD_INVALID for bad input or an unknown client, list or
 // stage, E_FORBIDDEN for a client outside a scoped key's clients, and
 // E_CONFLICT when the input matches a lead the key may not see.
-func (s *Service) Upsert(ctx context.Context, p apikit.Principal, in Input) (*Result, error) {
+func (s *Service) Upsert(ctx context.Context, p apikit.Principal, in LeadInput) (*Result, error) {
 	in, err := normalize(in)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (s *Service) Upsert(ctx context.Context, p apikit.Principal, in Input) (*Re
 	return res, nil
 }
 
-func (s *Service) upsertOnce(ctx context.Context, p apikit.Principal, in Input) (*Result, error) {
+func (s *Service) upsertOnce(ctx context.Context, p apikit.Principal, in LeadInput) (*Result, error) {
 	var match *Lead
 	for _, k := range identityOf(&in) {
 		l, err := s.store.FindBy(ctx, p.WorkspaceID, k, *in.value(k))
@@ -242,7 +242,7 @@ func (s *Service) upsertOnce(ctx context.Context, p apikit.Principal, in Input) 
 
 // Patch updates a lead by id with the same partial-update rules as Upsert.
 // Returns E_NOT_FOUND if the lead is not visible to the principal.
-func (s *Service) Patch(ctx context.Context, p apikit.Principal, id string, in Input) (*Result, error) {
+func (s *Service) Patch(ctx context.Context, p apikit.Principal, id string, in LeadInput) (*Result, error) {
 	in, err := normalize(in)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (s *Service) Patch(ctx context.Context, p apikit.Principal, id string, in I
 
 // checkRefs checks that the client, list and stage exist in the workspace,
 // and that the client is in a scoped key's scope.
-func (s *Service) checkRefs(ctx context.Context, p apikit.Principal, in *Input) error {
+func (s *Service) checkRefs(ctx context.Context, p apikit.Principal, in *LeadInput) error {
 	for _, r := range []struct {
 		kind workspace.Kind
 		name string
@@ -304,7 +304,7 @@ func (s *Service) checkRef(ctx context.Context, p apikit.Principal, kind workspa
 	return nil
 }
 
-func (s *Service) create(ctx context.Context, p apikit.Principal, in Input) (*Result, error) {
+func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) (*Result, error) {
 	if in.ClientID == nil && p.Scoped() {
 		if len(p.ClientIDs) > 1 {
 			return nil, apikit.Invalid("client_id is required: this key is scoped to several clients.",
@@ -395,7 +395,7 @@ func nonNil(vals ...*string) []string {
 
 // update applies in to l under the partial-update rules, saves l when
 // anything changed, writes the events and returns the unchanged fields.
-func (s *Service) update(ctx context.Context, l *Lead, in Input) ([]string, error) {
+func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, error) {
 	before := *l
 	before.Custom = maps.Clone(l.Custom)
 	var changed []string

@@ -37,38 +37,38 @@ type leadIDInput struct {
 
 type leadOutput struct {
 	Body struct {
-		Data *leads.Detail `json:"data"`
+		Data *leads.LeadDetail `json:"data"`
 	}
 }
 
-func detailOut(d *leads.Detail) *leadOutput {
+func detailOut(d *leads.LeadDetail) *leadOutput {
 	out := &leadOutput{}
 	out.Body.Data = d
 	return out
 }
 
 type upsertInput struct {
-	Body leads.Input
+	Body leads.LeadInput
 }
 
 type upsertOutput struct {
 	Status int
 	Body   struct {
-		Data            *leads.Detail `json:"data"`
-		Created         bool          `json:"created" doc:"true when no lead matched and this one was created."`
-		UnchangedFields []string      `json:"unchanged_fields" doc:"Fields sent with a value that was kept, because they are filled only when empty."`
+		Data            *leads.LeadDetail `json:"data"`
+		Created         bool              `json:"created" doc:"true when no lead matched and this one was created."`
+		UnchangedFields []string          `json:"unchanged_fields" doc:"Fields sent with a value that was kept, because they are filled only when empty."`
 	}
 }
 
 type patchInput struct {
 	ID   string `path:"id" format:"uuid"`
-	Body leads.Input
+	Body leads.LeadInput
 }
 
 type patchOutput struct {
 	Body struct {
-		Data            *leads.Detail `json:"data"`
-		UnchangedFields []string      `json:"unchanged_fields"`
+		Data            *leads.LeadDetail `json:"data"`
+		UnchangedFields []string          `json:"unchanged_fields"`
 	}
 }
 
@@ -85,14 +85,14 @@ type untagInput struct {
 	TagID string `path:"tag_id" format:"uuid"`
 }
 
-type stageInput struct {
+type setStageInput struct {
 	ID   string `path:"id" format:"uuid"`
 	Body struct {
 		StageID *string `json:"stage_id" required:"true" doc:"A stage id from GET /v1/me, or null to clear the stage."`
 	}
 }
 
-type listInput struct {
+type setListInput struct {
 	ID   string `path:"id" format:"uuid"`
 	Body struct {
 		ListID *string `json:"list_id" required:"true" doc:"A list id from GET /v1/me, or null to clear the list."`
@@ -232,7 +232,7 @@ func (s *Server) registerLeads() {
 		OperationID: "set-lead-stage", Method: http.MethodPut, Path: "/v1/leads/{id}/stage", Tags: tags,
 		Summary: "Set a lead's stage", Description: "null clears the stage.",
 		Errors: []int{http.StatusNotFound},
-	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *stageInput) (*leadOutput, error) {
+	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *setStageInput) (*leadOutput, error) {
 		d, err := s.leads.SetStage(ctx, p, in.ID, in.Body.StageID)
 		if err != nil {
 			return nil, err
@@ -244,7 +244,7 @@ func (s *Server) registerLeads() {
 		OperationID: "set-lead-list", Method: http.MethodPut, Path: "/v1/leads/{id}/list", Tags: tags,
 		Summary: "Set a lead's list", Description: "null clears the list.",
 		Errors: []int{http.StatusNotFound},
-	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *listInput) (*leadOutput, error) {
+	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *setListInput) (*leadOutput, error) {
 		d, err := s.leads.SetList(ctx, p, in.ID, in.Body.ListID)
 		if err != nil {
 			return nil, err

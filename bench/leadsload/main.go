@@ -134,13 +134,13 @@ func main() {
 	filterQS := func(i int) string {
 		return fmt.Sprintf("stage_id=%s&list_id=%s", cat.Stages[i%len(cat.Stages)].ID, cat.Lists[i%len(cat.Lists)].ID)
 	}
-	upsertBody := func(i int) leads.Input {
+	upsertBody := func(i int) leads.LeadInput {
 		li := fmt.Sprintf("LI%08d", rng.IntN(*n))
 		if i%2 == 0 {
 			li = fmt.Sprintf("NEW%d-%d", time.Now().UnixNano(), i)
 		}
 		name := "Bench Person " + fmt.Sprint(i)
-		return leads.Input{LinkedInID: &li, Name: &name, Custom: map[string]any{"run": i}}
+		return leads.LeadInput{LinkedInID: &li, Name: &name, Custom: map[string]any{"run": i}}
 	}
 	ops := []op{
 		{"list (no filter)", func(i int) (string, string, any) { return "GET", fmt.Sprintf("/v1/leads?offset=%d", (i%20)*50), nil },

@@ -117,7 +117,7 @@ func seedLeads(ctx context.Context, p apikit.Principal, svc *leads.Service, ws *
 		first, last, company := pick(firstNames), pick(lastNames), pick(companies)
 		slug := strings.ToLower(fmt.Sprintf("%s-%s-%d", first, last, i))
 		domain := strings.ToLower(strings.NewReplacer(" ", "", "'", "", "&", "").Replace(company)) + ".test"
-		in := leads.Input{
+		in := leads.LeadInput{
 			LinkedInID:  str(fmt.Sprintf("ACoAAD%06d", i)),
 			LinkedInURL: str("https://www.linkedin.com/in/" + slug),
 			Name:        str(first + " " + last),
