@@ -108,7 +108,7 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 
 	hctx := huma.WithContext(ctx, apikit.WithPrincipal(ctx.Context(), p))
 	if class != apikit.ClassRead {
-		hctx = &recorder{humaContext: hctx, reader: bytes.NewReader(body), status: http.StatusOK, headers: http.Header{}}
+		hctx = &recorder{humaContext: hctx, reader: bytes.NewReader(body), status: http.StatusOK, headers: http.Header{}, keep: idemKey != ""}
 	}
 	if idemKey == "" {
 		next(hctx)
@@ -232,13 +232,14 @@ func apiKeyOf(ctx huma.Context) string {
 // hide the interface's own Context method.
 type humaContext = huma.Context
 
-// recorder passes a response through while keeping a copy for replay, and
-// serves the request body that guard already read.
+// recorder serves the request body that guard already read and passes the
+// response through, keeping a copy for replay when keep is set.
 type recorder struct {
 	humaContext
 	reader  io.Reader
 	status  int
 	headers http.Header
+	keep    bool
 	body    bytes.Buffer
 }
 
@@ -253,4 +254,9 @@ func (r *recorder) AppendHeader(name, value string) {
 	r.headers.Add(name, value)
 	r.humaContext.AppendHeader(name, value)
 }
-func (r *recorder) BodyWriter() io.Writer { return io.MultiWriter(r.humaContext.BodyWriter(), &r.body) }
+func (r *recorder) BodyWriter() io.Writer {
+	if !r.keep {
+		return r.humaContext.BodyWriter()
+	}
+	return io.MultiWriter(r.humaContext.BodyWriter(), &r.body)
+}
