@@ -26,6 +26,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -196,6 +197,27 @@ func main() {
 		sum += d
 	}
 	fmt.Printf("\nupserts per second (one client, sequential, HTTP): %.0f\n", float64(len(upsertHTTP))/sum.Seconds())
+
+	// Throughput with several clients at once: half creates, half updates.
+	const clients = 4
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(c), 99))
+			for i := 0; i < *reqs; i++ {
+				li := fmt.Sprintf("LI%08d", r.IntN(*n))
+				if i%2 == 0 {
+					li = fmt.Sprintf("PAR%d-%d-%d", time.Now().UnixNano(), c, i)
+				}
+				check(call(client, "POST", base+"/v1/leads", secret, leads.LeadInput{LinkedInID: &li, Custom: map[string]any{"client": c}}))
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Printf("upserts per second (%d concurrent clients, HTTP): %.0f\n", clients, float64(clients**reqs)/time.Since(start).Seconds())
 }
 
 type sqlAccKey struct{}
