@@ -84,33 +84,41 @@ func (s *idempotency) reserve(ctx context.Context, keyID, idemKey, fp string) (b
 	now := s.clock.Now()
 	r := &idemRecord{KeyID: keyID, IdemKey: idemKey, Fingerprint: fp, State: idemRunning, Headers: map[string]string{},
 		LockedUntil: now.Add(idempotencyLease), ExpiresAt: now.Add(idempotencyTTL), CreatedAt: now}
-	res, err := s.db.NewInsert().Model(r).
-		On("CONFLICT (key_id, idem_key) DO UPDATE").
-		Set("fingerprint = EXCLUDED.fingerprint, state = EXCLUDED.state, status = 0, headers = EXCLUDED.headers, body = NULL").
-		Set("locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at").
-		Where("idem.expires_at <= ? OR (idem.state = ? AND idem.locked_until <= ?)", now, idemRunning, now).
-		Exec(ctx)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
+	var n int64
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		res, err := s.db.IDB(ctx).NewInsert().Model(r).
+			On("CONFLICT (key_id, idem_key) DO UPDATE").
+			Set("fingerprint = EXCLUDED.fingerprint, state = EXCLUDED.state, status = 0, headers = EXCLUDED.headers, body = NULL").
+			Set("locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at").
+			Where("idem.expires_at <= ? OR (idem.state = ? AND idem.locked_until <= ?)", now, idemRunning, now).
+			Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	return n == 1, err
 }
 
 // complete stores the answer to replay.
 func (s *idempotency) complete(ctx context.Context, keyID, idemKey string, status int, headers map[string]string, body []byte) error {
-	_, err := s.db.NewUpdate().Model((*idemRecord)(nil)).
-		Set("state = ?", idemDone).Set("status = ?", status).Set("headers = ?", headers).Set("body = ?", body).
-		Where("key_id = ? AND idem_key = ?", keyID, idemKey).Exec(ctx)
-	return err
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := s.db.IDB(ctx).NewUpdate().Model((*idemRecord)(nil)).
+			Set("state = ?", idemDone).Set("status = ?", status).Set("headers = ?", headers).Set("body = ?", body).
+			Where("key_id = ? AND idem_key = ?", keyID, idemKey).Exec(ctx)
+		return err
+	})
 }
 
 // release forgets a running request whose answer is not kept (a 5xx), so a
 // retry with the same key runs again.
 func (s *idempotency) release(ctx context.Context, keyID, idemKey string) error {
-	_, err := s.db.NewDelete().Model((*idemRecord)(nil)).
-		Where("key_id = ? AND idem_key = ? AND state = ?", keyID, idemKey, idemRunning).Exec(ctx)
-	return err
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := s.db.IDB(ctx).NewDelete().Model((*idemRecord)(nil)).
+			Where("key_id = ? AND idem_key = ? AND state = ?", keyID, idemKey, idemRunning).Exec(ctx)
+		return err
+	})
 }
 
 // sweep deletes expired records.

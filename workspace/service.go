@@ -305,7 +305,7 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (apikit.Princ
 		return p, apikit.PlanSuspended()
 	}
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {
-		if err := s.store.TouchKey(ctx, k.ID, now); err != nil {
+		if err := s.db.InTx(ctx, func(ctx context.Context) error { return s.store.TouchKey(ctx, k.ID, now) }); err != nil {
 			return p, err
 		}
 	}

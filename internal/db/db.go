@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -34,6 +35,11 @@ const (
 type DB struct {
 	*bun.DB
 	Engine Engine
+
+	// writeMu queues this process's SQLite transactions in Go. SQLite has
+	// one writer; left to its busy handler, waiting writers poll with
+	// sleeps of up to 100 ms, and throughput falls as clients are added.
+	writeMu sync.Mutex
 }
 
 // DefaultDSN is the embedded default: a SQLite file in the working directory.
@@ -110,10 +116,17 @@ func (d *DB) IDB(ctx context.Context) bun.IDB {
 
 // InTx runs fn inside a transaction carried by the context fn receives.
 // When ctx already carries one, fn joins it, so one transaction can span
-// several areas' stores.
+// several areas' stores. Writes should go through InTx: on SQLite it is
+// what queues them in the process. fn must pass on the ctx it receives;
+// starting a new transaction from another context inside fn would wait
+// for the one that fn holds.
 func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return fn(ctx)
+	}
+	if d.Engine == SQLite {
+		d.writeMu.Lock()
+		defer d.writeMu.Unlock()
 	}
 	return d.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		return fn(context.WithValue(ctx, txKey{}, tx))
