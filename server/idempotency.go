@@ -123,6 +123,8 @@ func (s *idempotency) release(ctx context.Context, keyID, idemKey string) error 
 
 // sweep deletes expired records.
 func (s *idempotency) sweep(ctx context.Context) error {
-	_, err := s.db.NewDelete().Model((*idemRecord)(nil)).Where("expires_at <= ?", s.clock.Now()).Exec(ctx)
-	return err
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := s.db.IDB(ctx).NewDelete().Model((*idemRecord)(nil)).Where("expires_at <= ?", s.clock.Now()).Exec(ctx)
+		return err
+	})
 }

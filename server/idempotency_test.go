@@ -146,3 +146,23 @@ func TestIdempotentBurst(t *testing.T) {
 		is.Equal(list.Body["total"], float64(1))
 	})
 }
+
+func TestSweep(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		ctx := t.Context()
+		count := func(table string) int {
+			var n int
+			is.NoErr(e.db.NewRaw("SELECT count(*) FROM " + table).Scan(ctx, &n))
+			return n
+		}
+		e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "sw"}, "Idempotency-Key", "sw")
+		is.NoErr(e.srv.Sweep(ctx))
+		is.Equal(count("idempotency"), 1) // still live
+		is.True(count("rate_windows") > 0)
+		e.clock.Advance(25 * time.Hour)
+		is.NoErr(e.srv.Sweep(ctx))
+		is.Equal(count("idempotency"), 0)
+		is.Equal(count("rate_windows"), 0)
+	})
+}

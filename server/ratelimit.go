@@ -95,6 +95,8 @@ func (l *limiter) take(ctx context.Context, keyID string, c apikit.RateClass) (r
 
 // sweep deletes windows that ended before now.
 func (l *limiter) sweep(ctx context.Context) error {
-	_, err := l.db.NewRaw(`DELETE FROM rate_windows WHERE window_start < ?`, l.clock.Now().Truncate(time.Hour)).Exec(ctx)
-	return err
+	return l.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := l.db.IDB(ctx).NewRaw(`DELETE FROM rate_windows WHERE window_start < ?`, l.clock.Now().Truncate(time.Hour)).Exec(ctx)
+		return err
+	})
 }

@@ -261,7 +261,7 @@ func (s *Service) RevokeKey(ctx context.Context, workspace, id string) (*Key, er
 	}
 	if k.RevokedAt == nil {
 		now := s.clock.Now()
-		if err := s.store.RevokeKey(ctx, k.ID, now); err != nil {
+		if err := s.db.InTx(ctx, func(ctx context.Context) error { return s.store.RevokeKey(ctx, k.ID, now) }); err != nil {
 			return nil, err
 		}
 		k.RevokedAt = &now
