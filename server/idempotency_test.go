@@ -153,7 +153,7 @@ func TestSweep(t *testing.T) {
 		ctx := t.Context()
 		count := func(table string) int {
 			var n int
-			is.NoErr(e.db.NewRaw("SELECT count(*) FROM " + table).Scan(ctx, &n))
+			is.NoErr(e.db.NewRaw("SELECT count(*) FROM "+table).Scan(ctx, &n))
 			return n
 		}
 		e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "sw"}, "Idempotency-Key", "sw")
