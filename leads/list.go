@@ -103,9 +103,10 @@ func (s *BunStore) fromSearch(q *bun.SelectQuery, f Filter) *bun.SelectQuery {
 	return q
 }
 
-// List returns one page of the workspace's leads matching f, newest first
-// (by id, which is time-ordered and unique, so pages never repeat or skip
-// a lead while nothing changes), and how many match in all.
+// List returns one page of the workspace's leads matching f, newest first,
+// and how many match in all. The order is total (unique ids, or unique
+// index rowids for a SQLite search), so pages never repeat or skip a lead
+// while nothing changes.
 func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Lead, int, error) {
 	var out []Lead
 	// Newest first. With a SQLite text search the order is the insertion

@@ -324,6 +324,16 @@ func TestListLeads(t *testing.T) {
 				}
 			}
 			is.Equal(count("q=person&limit=5"), float64(26))
+			seen := map[string]bool{}
+			for offset := 0; offset < 26; offset += 7 { // search pages are stable too
+				r := e.call("GET", fmt.Sprintf("/v1/leads?q=person&limit=7&offset=%d", offset), "viewer", nil)
+				for _, l := range r.Body["data"].([]any) {
+					id := l.(map[string]any)["id"].(string)
+					is.True(!seen[id])
+					seen[id] = true
+				}
+			}
+			is.Equal(len(seen), 26)
 		})
 	})
 }
