@@ -151,47 +151,21 @@ func (s *BunStore) Tags(ctx context.Context, leadID string) ([]workspace.Named, 
 }
 
 func (s *BunStore) AddTag(ctx context.Context, leadID, tagID string, at time.Time) (bool, error) {
-	res, err := s.idb(ctx).NewInsert().Model(&leadTag{LeadID: leadID, TagID: tagID, CreatedAt: at}).
-		On("CONFLICT (lead_id, tag_id) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return db.InsertIfAbsent(ctx, s.idb(ctx), &leadTag{LeadID: leadID, TagID: tagID, CreatedAt: at}, "lead_id, tag_id")
 }
 
 func (s *BunStore) RemoveTag(ctx context.Context, leadID, tagID string) (bool, error) {
-	res, err := s.idb(ctx).NewDelete().Model((*leadTag)(nil)).Where("lead_id = ? AND tag_id = ?", leadID, tagID).Exec(ctx)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return db.Changed(s.idb(ctx).NewDelete().Model((*leadTag)(nil)).Where("lead_id = ? AND tag_id = ?", leadID, tagID).Exec(ctx))
 }
 
 func (s *BunStore) InsertSuppression(ctx context.Context, sp *suppression) (bool, error) {
-	res, err := s.idb(ctx).NewInsert().Model(sp).On("CONFLICT (workspace_id, kind, value) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return db.InsertIfAbsent(ctx, s.idb(ctx), sp, "workspace_id, kind, value")
 }
 
 // SuppressionHit returns the first of values with a do-not-contact entry of
 // kind, or "".
 func (s *BunStore) SuppressionHit(ctx context.Context, workspaceID, kind string, values []string) (string, error) {
-	if len(values) == 0 {
-		return "", nil
-	}
-	var hits []string
-	err := s.idb(ctx).NewSelect().Table("suppressions").Column("value").
-		Where("workspace_id = ? AND kind = ?", workspaceID, kind).Where("value IN (?)", bun.In(values)).
-		Limit(1).Scan(ctx, &hits)
-	if err != nil || len(hits) == 0 {
-		return "", err
-	}
-	return hits[0], nil
+	return db.FirstListed(ctx, s.idb(ctx), "suppressions", workspaceID, kind, values)
 }
 
 // SuppressMatching marks do-not-contact every lead not yet marked whose

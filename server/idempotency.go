@@ -67,10 +67,15 @@ func fingerprint(method, path string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// lookup returns the live record for (keyID, idemKey), or nil.
+// lookup returns the live record for (keyID, idemKey), or nil. A record
+// still running past its lease (its process died) is not live: the retry
+// takes it over in reserve.
 func (s *idempotency) lookup(ctx context.Context, keyID, idemKey string) (*idemRecord, error) {
 	r := new(idemRecord)
-	err := s.db.NewSelect().Model(r).Where("key_id = ? AND idem_key = ? AND expires_at > ?", keyID, idemKey, s.clock.Now()).Scan(ctx)
+	now := s.clock.Now()
+	err := s.db.NewSelect().Model(r).
+		Where("key_id = ? AND idem_key = ? AND expires_at > ?", keyID, idemKey, now).
+		Where("(state = ? OR locked_until > ?)", idemDone, now).Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
@@ -164,5 +165,26 @@ func TestSweep(t *testing.T) {
 		is.NoErr(e.srv.Sweep(ctx))
 		is.Equal(count("idempotency"), 0)
 		is.Equal(count("rate_windows"), 0)
+	})
+}
+
+// TestStaleReservation: a key reserved by a process that died (running, never
+// completed) blocks retries only for the lease; after it the retry runs.
+func TestStaleReservation(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		p, err := e.ws.Authenticate(t.Context(), e.keys["member"])
+		is.NoErr(err)
+		body := map[string]any{"linkedin_id": "stale"}
+		raw, _ := json.Marshal(body)
+		reserved, err := e.srv.idem.reserve(t.Context(), p.KeyID, "crashed", fingerprint("POST", "/v1/leads", raw))
+		is.NoErr(err)
+		is.True(reserved)
+
+		assertEnvelope(t, e.call("POST", "/v1/leads", "member", body, "Idempotency-Key", "crashed"), 409, apikit.EInProgress)
+		e.clock.Advance(idempotencyLease)
+		r := e.call("POST", "/v1/leads", "member", body, "Idempotency-Key", "crashed")
+		is.Equal(r.Status, 201)
+		is.Equal(r.Header.Get("Idempotent-Replayed"), "")
 	})
 }

@@ -25,7 +25,6 @@ type Store interface {
 	NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error)
 	InsertNamed(ctx context.Context, workspaceID string, kind Kind, n Named, at time.Time) error
 	InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error)
-	Blacklist(ctx context.Context, workspaceID string) ([]blacklistRow, error)
 	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error)
 	InsertKey(ctx context.Context, k *Key, clientIDs []string) error
 	Credential(ctx context.Context, hash string) (*Credential, error)
@@ -128,34 +127,13 @@ func (s *BunStore) InsertNamed(ctx context.Context, workspaceID string, kind Kin
 }
 
 func (s *BunStore) InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error) {
-	res, err := s.idb(ctx).NewInsert().Model(r).On("CONFLICT (workspace_id, kind, value) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
-}
-
-func (s *BunStore) Blacklist(ctx context.Context, workspaceID string) ([]blacklistRow, error) {
-	var rows []blacklistRow
-	err := s.idb(ctx).NewSelect().Model(&rows).Where("workspace_id = ?", workspaceID).Order("kind", "value").Scan(ctx)
-	return rows, err
+	return db.InsertIfAbsent(ctx, s.idb(ctx), r, "workspace_id, kind, value")
 }
 
 // BlacklistMatch returns the first of values on the workspace's blacklist
 // of kind, or "" when none is. Values are stored and compared lower-case.
 func (s *BunStore) BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error) {
-	if len(values) == 0 {
-		return "", nil
-	}
-	var hits []string
-	err := s.idb(ctx).NewSelect().Table("blacklist").Column("value").
-		Where("workspace_id = ? AND kind = ?", workspaceID, kind).Where("value IN (?)", bun.In(values)).
-		Limit(1).Scan(ctx, &hits)
-	if err != nil || len(hits) == 0 {
-		return "", err
-	}
-	return hits[0], nil
+	return db.FirstListed(ctx, s.idb(ctx), "blacklist", workspaceID, kind, values)
 }
 
 func (s *BunStore) InsertKey(ctx context.Context, k *Key, clientIDs []string) error {

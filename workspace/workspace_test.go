@@ -147,6 +147,9 @@ func TestAuthenticate(t *testing.T) {
 			is.Equal(p.Role, apikit.RoleManager)
 			is.Equal(len(p.ClientIDs), 1)
 			is.Equal(p.MemberEmail, "boss@acme.test")
+			keys, err := b.svc.Keys(ctx, "acme")
+			is.NoErr(err)
+			is.True(keys[0].LastUsedAt != nil && keys[0].LastUsedAt.Equal(b.clock.Now())) // last used is recorded
 		})
 		for name, secret := range map[string]string{"missing": "", "unknown": "ll_nope", "revoked": revoked} {
 			t.Run(name, func(t *testing.T) {
