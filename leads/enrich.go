@@ -100,7 +100,7 @@ func enrichNote(queued int) string {
 func (s *Service) leadsByIDs(ctx context.Context, p apikit.Principal, ids []string) ([]Lead, error) {
 	for _, id := range ids {
 		if !apikit.ValidID(id) {
-			return nil, apikit.Invalid(fmt.Sprintf("lead_ids: %q is not a uuid.", id), "Send lead ids as returned by GET /v1/leads; nothing was changed.")
+			return nil, apikit.Invalid(fmt.Sprintf("lead_ids: %q is not an id (a lower-case uuid).", id), "Send lead ids as returned by GET /v1/leads; nothing was changed.")
 		}
 	}
 	found, err := s.store.ByIDs(ctx, p.WorkspaceID, ids)

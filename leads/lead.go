@@ -31,7 +31,7 @@ type Lead struct {
 	Headline           *string        `bun:"headline" json:"headline"`
 	Location           *string        `bun:"location" json:"location"`
 	Source             *string        `bun:"source" json:"source"`
-	Custom             map[string]any `bun:"custom,type:jsonb" json:"custom" doc:"Free-form fields, merged key by key on update."`
+	Custom             map[string]any `bun:"custom,type:jsonb,json_use_number" json:"custom" doc:"Free-form fields, merged key by key on update. At most 100 fields, 16 KiB as JSON and 5 levels deep (counting custom itself); numbers keep every digit."`
 	Profile            map[string]any `bun:"profile,type:jsonb" json:"-"`
 	DoNotContact       bool           `bun:"do_not_contact" json:"do_not_contact" doc:"Set by suppress or a do-not-contact entry; every send check refuses the lead."`
 	DoNotContactAt     *time.Time     `bun:"do_not_contact_at" json:"do_not_contact_at"`
@@ -87,7 +87,7 @@ type LeadInput struct {
 	Headline         *string        `json:"headline,omitempty" maxLength:"1000"`
 	Location         *string        `json:"location,omitempty" maxLength:"500"`
 	Source           *string        `json:"source,omitempty" maxLength:"200"`
-	Custom           map[string]any `json:"custom,omitempty" nullable:"true" doc:"Merged key by key into the lead's custom fields; a key set to null is removed."`
+	Custom           map[string]any `json:"custom,omitempty" nullable:"true" maxProperties:"100" doc:"Merged key by key into the lead's custom fields; a key set to null is removed. Field names have 1 to 100 characters. The lead's custom object as stored after the merge keeps at most 100 fields, 16 KiB as JSON (16384 bytes) and 5 levels of nesting counting custom itself; an update past a bound gives 422 and changes nothing."`
 }
 
 // Result is the answer to a create-or-update or a patch.

@@ -84,10 +84,12 @@ func (s *BunStore) applySearch(q *bun.SelectQuery, text string) *bun.SelectQuery
 	case s.ftsSearch(text):
 		return q.Where("leads_fts MATCH ?", `"`+strings.ReplaceAll(text, `"`, `""`)+`"`)
 	}
-	p := likePattern(text)
+	// Shorter than a trigram: scan, folding case by Unicode rules as
+	// Postgres's ILIKE and the trigram index do.
+	p := likePattern(strings.ToLower(text))
 	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		for _, col := range []string{"name", "company", "headline", "email_work"} {
-			q = q.WhereOr("l.? LIKE ? ESCAPE '\\'", bun.Ident(col), p)
+			q = q.WhereOr(db.FoldFunc+"(l.?) LIKE ? ESCAPE '\\'", bun.Ident(col), p)
 		}
 		return q
 	})

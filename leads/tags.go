@@ -13,22 +13,29 @@ import (
 // MaxTagsPerCall is how many tags one tag call may add.
 const MaxTagsPerCall = 20
 
-// AddTags tags the lead with tagIDs; tags it already has are kept as they
-// are. Returns E_NOT_FOUND if the lead is not visible, E_TOO_MANY for more
-// than 20 tags and E_PAYLOAD_INVALID for none or an unknown tag.
+// AddTags tags the lead with tagIDs (tag_id and tag_ids together); tags it
+// already has are kept as they are. Every id sent counts: one call names at
+// most 20 ids, each once. Returns E_NOT_FOUND if the lead is not visible,
+// E_TOO_MANY for more than 20 ids and E_PAYLOAD_INVALID for none, a
+// repeated id or an unknown tag.
 func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, tagIDs []string) (*LeadDetail, error) {
-	tagIDs = slices.Compact(slices.Sorted(slices.Values(tagIDs)))
 	if len(tagIDs) == 0 {
 		return nil, apikit.Invalid("No tag was sent.", "Send tag_id, or tag_ids with 1 to 20 tag ids from GET /v1/me.")
 	}
 	if len(tagIDs) > MaxTagsPerCall {
-		return nil, apikit.TooMany(fmt.Sprintf("%d tags were sent; one call adds at most %d.", len(tagIDs), MaxTagsPerCall),
+		return nil, apikit.TooMany(fmt.Sprintf("tag_id and tag_ids name %d tags; one call names at most %d.", len(tagIDs), MaxTagsPerCall),
 			"Split the tags over several calls.")
 	}
+	seen := map[string]bool{}
 	for _, t := range tagIDs {
 		if !apikit.ValidID(t) {
-			return nil, apikit.Invalid(fmt.Sprintf("tag id %q is not a uuid.", t), "Use tag ids listed by GET /v1/me.")
+			return nil, apikit.Invalid(fmt.Sprintf("tag id %q is not an id (a lower-case uuid).", t), "Use tag ids listed by GET /v1/me.")
 		}
+		if seen[t] {
+			return nil, apikit.Invalid(fmt.Sprintf("tag %s is named twice; tag_id and tag_ids together name each tag once.", t),
+				"Send each tag id once.")
+		}
+		seen[t] = true
 	}
 	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -115,7 +122,7 @@ func (s *Service) SetList(ctx context.Context, p apikit.Principal, id string, li
 
 func (s *Service) setRef(ctx context.Context, p apikit.Principal, id string, kind workspace.Kind, name string, ref *string) (*LeadDetail, error) {
 	if ref != nil && !apikit.ValidID(*ref) {
-		return nil, apikit.Invalid(fmt.Sprintf("%s %q is not a uuid.", name, *ref), fmt.Sprintf("Use one of the %s ids listed by GET /v1/me, or null to clear it.", kind))
+		return nil, apikit.Invalid(fmt.Sprintf("%s %q is not an id (a lower-case uuid).", name, *ref), fmt.Sprintf("Use one of the %s ids listed by GET /v1/me, or null to clear it.", kind))
 	}
 	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {

@@ -115,16 +115,11 @@ func normalize(in LeadInput) (LeadInput, error) {
 		v    *string
 	}{{"client_id", in.ClientID}, {"list_id", in.ListID}, {"stage_id", in.StageID}} {
 		if r.v != nil && !apikit.ValidID(*r.v) {
-			return in, apikit.Invalid(fmt.Sprintf("%s %q is not a uuid.", r.name, *r.v), "Use an id from GET /v1/me.")
+			return in, apikit.Invalid(fmt.Sprintf("%s %q is not an id (a lower-case uuid).", r.name, *r.v), "Use an id from GET /v1/me.")
 		}
 	}
-	for k := range in.Custom {
-		if strings.TrimSpace(k) == "" || len(k) > 100 {
-			return in, apikit.Invalid(fmt.Sprintf("custom key %q must have 1 to 100 characters.", k), "Rename the custom field.")
-		}
-	}
-	if len(in.Custom) > 100 {
-		return in, apikit.TooMany("custom has more than 100 keys.", "Keep at most 100 custom fields per lead.")
+	if err := checkCustomKeys(in.Custom); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -327,6 +322,9 @@ func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) 
 		}
 	}
 	if len(l.Custom) > 0 {
+		if err := checkCustom(l.Custom); err != nil {
+			return nil, err
+		}
 		sent = append(sent, "custom")
 	}
 	reason, err := s.doNotContactReason(ctx, l)
@@ -448,6 +446,9 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, 
 		}
 	}
 	if customChanged {
+		if err := checkCustom(l.Custom); err != nil {
+			return nil, err
+		}
 		changed = append(changed, "custom")
 	}
 	if len(changed) == 0 {

@@ -62,10 +62,17 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 	var body []byte
 	var fp string
 	if class != apikit.ClassRead {
-		idemKey = ctx.Header("Idempotency-Key")
-		if len(idemKey) > maxIdempotencyKey {
-			fail(apikit.Invalid(fmt.Sprintf("The Idempotency-Key header is longer than %d characters.", maxIdempotencyKey),
-				"Use a shorter key, such as a UUID."))
+		var sent []string
+		ctx.EachHeader(func(name, value string) {
+			if strings.EqualFold(name, "Idempotency-Key") {
+				sent = append(sent, value)
+			}
+		})
+		if len(sent) > 0 {
+			idemKey = sent[0]
+		}
+		if err := checkIdempotencyKey(sent); err != nil {
+			fail(err)
 			return
 		}
 		body, err = io.ReadAll(io.LimitReader(ctx.BodyReader(), maxBody+1))
@@ -185,6 +192,34 @@ func (s *Server) writeErr(ctx huma.Context, err error) {
 	ctx.SetStatus(se.status)
 	b, _ := json.Marshal(se)
 	_, _ = ctx.BodyWriter().Write(append(b, '\n'))
+}
+
+// checkIdempotencyKey refuses Idempotency-Key headers that are repeated,
+// too long, blank, or hold anything but visible ASCII and inner spaces: such a key
+// is almost always a client bug, and would be a poor thing to store.
+func checkIdempotencyKey(sent []string) error {
+	if len(sent) == 0 {
+		return nil
+	}
+	remedy := "Use a key of 1 to 255 visible ASCII characters, such as a UUID, and send the same key when you retry."
+	if len(sent) > 1 {
+		return apikit.Invalid("The request carries more than one Idempotency-Key header.", remedy)
+	}
+	// net/http trims white space around header values: a key of spaces
+	// arrives empty.
+	k := sent[0]
+	if len(k) > maxIdempotencyKey {
+		return apikit.Invalid(fmt.Sprintf("The Idempotency-Key header is longer than %d characters.", maxIdempotencyKey), remedy)
+	}
+	if strings.TrimSpace(k) != k || k == "" {
+		return apikit.Invalid("The Idempotency-Key header is blank or starts or ends with white space.", remedy)
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return apikit.Invalid("The Idempotency-Key header holds a character that is not visible ASCII.", remedy)
+		}
+	}
+	return nil
 }
 
 // storableJSON reports whether a JSON body holds only text the databases

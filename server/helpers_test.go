@@ -165,7 +165,11 @@ func (e *env) call(method, path, key string, body any, headers ...string) *resp 
 func assertEnvelope(t *testing.T, r *resp, status int, code string) {
 	t.Helper()
 	if r.Status != status || r.code() != code {
-		t.Fatalf("want %d %s, got %d %s", status, code, r.Status, r.Raw)
+		raw := r.Raw
+		if len(raw) > 600 {
+			raw = append(raw[:600:600], "…"...)
+		}
+		t.Fatalf("want %d %s, got %d %s", status, code, r.Status, raw)
 	}
 	e := r.Body["error"].(map[string]any)
 	if len(r.Body) != 1 || len(e) != 3 || e["message"] == "" || e["remedy"] == "" {

@@ -76,7 +76,7 @@ type tagsInput struct {
 	ID   string `path:"id" format:"uuid"`
 	Body struct {
 		TagID  *string  `json:"tag_id,omitempty" nullable:"false" format:"uuid" doc:"One tag id."`
-		TagIDs []string `json:"tag_ids,omitempty" nullable:"false" doc:"Up to 20 tag ids (more gives E_TOO_MANY)."`
+		TagIDs []string `json:"tag_ids,omitempty" nullable:"false" doc:"Tag ids. tag_id and tag_ids together name 1 to 20 tags (more gives E_TOO_MANY), each once (a repeated id gives E_PAYLOAD_INVALID)."`
 	}
 }
 

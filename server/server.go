@@ -73,6 +73,9 @@ func New(cfg Config) *Server {
 	hc.DocsPath = "/v1/docs"
 	hc.SchemasPath = "/v1/schemas"
 	hc.RejectUnknownQueryParameters = true
+	// JSON only, decoded strictly (json.go): no second format whose decoder
+	// would skip those checks.
+	hc.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	hc.Info.Description = "leadline moves leads in, enrols them in LinkedIn and email sequences, reads replies and reports. " +
 		"Every call needs an API key, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`."
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
@@ -85,6 +88,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.registerMeta()
 	s.registerLeads()
+	s.canonicalIDs()
 	return s
 }
 

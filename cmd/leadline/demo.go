@@ -140,7 +140,8 @@ func seedLeads(ctx context.Context, p apikit.Principal, svc *leads.Service, ws *
 			return i, fmt.Errorf("seed lead %d: %w", i, err)
 		}
 		if res.Created && rng.IntN(3) == 0 {
-			tags := []string{cat.Tags[rng.IntN(len(cat.Tags))].ID, cat.Tags[rng.IntN(len(cat.Tags))].ID}
+			perm := rng.Perm(len(cat.Tags))
+			tags := []string{cat.Tags[perm[0]].ID, cat.Tags[perm[1]].ID}
 			if _, err := svc.AddTags(ctx, p, res.Lead.ID, tags); err != nil {
 				return i, err
 			}
