@@ -128,3 +128,74 @@ func TestOpenAPIAndDocs(t *testing.T) {
 		is.Equal(e.call("GET", "/healthz", "", nil).Status, 200)
 	})
 }
+
+// TestPathsAnsweredInEnvelope: a path that is not clean is not found (no
+// redirect to another path), and so is a schema the document lacks.
+func TestPathsAnsweredInEnvelope(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		for _, path := range []string{"/v1//leads", "/v1/leads/../me", "/v1/./me", "/v1/leads/", "//v1/me", "/v1/schemas/Nope", "/v1/schemas/Nope.json"} {
+			t.Run(path, func(t *testing.T) {
+				assertEnvelope(t, e.call("GET", path, "member", nil), 404, apikit.ENotFound)
+			})
+		}
+		is := is.New(t)
+		is.Equal(e.call("GET", "/v1/me", "member", nil).Status, 200)
+		r := e.call("GET", "/v1/schemas/LeadDetail.json", "", nil)
+		is.Equal(r.Status, 200)
+		is.Equal(r.Body["type"], "object")
+	})
+}
+
+// TestOpenAPIDocumentsHeaders: generated clients see the headers guard
+// reads and writes.
+func TestOpenAPIDocumentsHeaders(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		r := e.call("GET", "/v1/openapi.json", "", nil)
+		is.Equal(r.Status, 200)
+		var doc struct {
+			Paths map[string]map[string]struct {
+				Parameters []struct{ Name, In string }
+				Responses  map[string]struct {
+					Headers map[string]any
+				}
+			}
+		}
+		is.NoErr(json.Unmarshal(r.Raw, &doc))
+		ops := 0
+		for path, item := range doc.Paths {
+			for method, op := range item {
+				if !strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/v1/schemas") || path == "/v1/openapi.{extension}" {
+					continue
+				}
+				ops++
+				write := method != "get"
+				hasKey := false
+				for _, p := range op.Parameters {
+					hasKey = hasKey || (p.In == "header" && p.Name == "Idempotency-Key")
+				}
+				if hasKey != write && !(method == "post" && path == "/v1/enrollments/preview") {
+					t.Errorf("%s %s: Idempotency-Key documented %v", method, path, hasKey)
+				}
+				for code, resp := range op.Responses {
+					want := []string{}
+					switch {
+					case strings.HasPrefix(code, "2"):
+						want = append(want, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+						if write {
+							want = append(want, "Idempotent-Replayed")
+						}
+					case code == "429":
+						want = append(want, "Retry-After", "X-RateLimit-Reset")
+					}
+					for _, h := range want {
+						if resp.Headers[h] == nil {
+							t.Errorf("%s %s %s: header %s not documented", method, path, code, h)
+						}
+					}
+				}
+			}
+		}
+		is.True(ops > 10)
+	})
+}

@@ -324,22 +324,6 @@ func (s *Server) registerLeads() {
 	})
 }
 
-// documentAlso documents a second success status of an operation with the
-// same body as an existing one.
-func (s *Server) documentAlso(method, path, have, status, description string) {
-	item := s.api.OpenAPI().Paths[path]
-	var op *huma.Operation
-	switch method {
-	case http.MethodPost:
-		op = item.Post
-	case http.MethodPut:
-		op = item.Put
-	}
-	r := *op.Responses[have]
-	r.Description = description
-	op.Responses[status] = &r
-}
-
 // boolOrNil reads an optional boolean query parameter ("" = not sent).
 func boolOrNil(s string) *bool {
 	if s == "" {

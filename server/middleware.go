@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -78,6 +79,21 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 // methods in its remedy and in the Allow header.
 func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// ServeMux redirects a path that is not clean (/v1//leads,
+		// /v1/leads/../me) to its cleaned form. leadline names each
+		// resource by one path, so such a path is not found.
+		if p := r.URL.Path; p == "" || cleanPath(p) != p {
+			body := fromAPI(apikit.NotFound(fmt.Sprintf("Route %s %s", r.Method, r.URL.EscapedPath())))
+			body.Err.Remedy = "Send the path without empty segments, . or ..; /v1/docs lists every operation."
+			writeEnvelope(w, body)
+			return
+		}
+		if name, ok := strings.CutPrefix(r.URL.Path, s.schemasPath+"/"); ok && r.Method == http.MethodGet && !s.hasSchema(name) {
+			body := fromAPI(apikit.NotFound(fmt.Sprintf("Schema %q", strings.TrimSuffix(name, ".json"))))
+			body.Err.Remedy = "Use a schema name from components.schemas in /v1/openapi.json."
+			writeEnvelope(w, body)
+			return
+		}
 		if _, pattern := mux.Handler(r); pattern != "" {
 			mux.ServeHTTP(w, r)
 			return
@@ -98,6 +114,26 @@ func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 		body.Err.Remedy = "Check the path: every operation starts with /v1; /v1/docs lists them all."
 		writeEnvelope(w, body)
 	})
+}
+
+// cleanPath is p as ServeMux would clean it: path.Clean, keeping a
+// trailing slash.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// hasSchema reports whether the OpenAPI document has the schema a
+// /v1/schemas/{name} request names (with or without ".json").
+func (s *Server) hasSchema(name string) bool {
+	_, ok := s.api.OpenAPI().Components.Schemas.Map()[strings.TrimSuffix(name, ".json")]
+	return ok
 }
 
 type probeWriter struct {

@@ -38,4 +38,5 @@ func register[I, O any](s *Server, op huma.Operation, role apikit.Role, class ap
 		}
 		return out, nil
 	})
+	s.documentHeaders(op.Method, op.Path, class)
 }

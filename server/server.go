@@ -43,6 +43,8 @@ type Server struct {
 	idem       *idempotency
 	mux        *http.ServeMux
 	api        huma.API
+	// schemasPath is where huma serves each schema of the document.
+	schemasPath string
 }
 
 // New builds the API on cfg.DB. The database must be migrated.
@@ -72,6 +74,7 @@ func New(cfg Config) *Server {
 	hc.OpenAPIPath = "/v1/openapi"
 	hc.DocsPath = "/v1/docs"
 	hc.SchemasPath = "/v1/schemas"
+	s.schemasPath = hc.SchemasPath
 	hc.RejectUnknownQueryParameters = true
 	// JSON only, decoded strictly (json.go): no second format whose decoder
 	// would skip those checks.

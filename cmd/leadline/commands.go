@@ -76,7 +76,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	go sweep(ctx, srv, logger)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
