@@ -211,3 +211,37 @@ func TestCustomStaysBounded(t *testing.T) {
 		is.Equal(e.leadCount(), before)
 	})
 }
+
+// TestOtherClientsRevealOnlyExistence: a client-scoped key can learn that
+// an identity exists elsewhere in the workspace (matching is
+// workspace-wide), and nothing more: no id, name or client.
+func TestOtherClientsRevealOnlyExistence(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		hidden := e.lead("member", map[string]any{"linkedin_id": "hidden-li", "email_work": "hidden@initech.test",
+			"name": "Hidden Person", "company": "Initech Corp", "client_id": e.ids["Initech"]})
+		own := e.lead("globex", map[string]any{"linkedin_id": "own-li"})
+		secrets := []string{hidden["id"].(string), "Hidden Person", "Initech", e.ids["Initech"]}
+		check := func(r *resp) {
+			t.Helper()
+			for _, s := range secrets {
+				if strings.Contains(string(r.Raw), s) {
+					t.Fatalf("answer reveals %q: %s", s, r.Raw)
+				}
+			}
+		}
+		r := e.call("POST", "/v1/leads", "globex", map[string]any{"email_work": "HIDDEN@initech.test", "name": "Probe"})
+		assertEnvelope(t, r, 409, apikit.EConflict)
+		check(r)
+		r = e.call("PATCH", "/v1/leads/"+own["id"].(string), "globex", map[string]any{"email_work": "hidden@initech.test"})
+		is.Equal(r.Status, 200)
+		is.Equal(r.Body["unchanged_fields"], []any{"email_work"})
+		check(r)
+		r = e.call("PATCH", "/v1/leads/"+own["id"].(string), "globex", map[string]any{"linkedin_id": "hidden-li"})
+		assertEnvelope(t, r, 409, apikit.EConflict)
+		check(r)
+		r = e.call("GET", "/v1/leads?email=hidden@initech.test", "globex", nil)
+		is.Equal(r.Body["total"], float64(0))
+		check(r)
+	})
+}

@@ -153,6 +153,10 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		}
 	}
 
+	hadOwner, err := s.hasActiveOwner(ctx, w.ID)
+	if err != nil {
+		return nil, err
+	}
 	for _, ms := range ws.Members {
 		active := ms.Active == nil || *ms.Active
 		m, err := s.store.MemberByEmail(ctx, w.ID, strings.TrimSpace(ms.Email))
@@ -176,10 +180,32 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		if m.Active != active {
 			say("member %s %s", m.Email, map[bool]string{true: "rejoined", false: "left"}[active])
 		}
+		// Leaving revokes the member's keys. Rejoining revokes any still
+		// unrevoked too (left by a version that did not revoke on leave):
+		// every key a rejoining member holds was made before they left.
+		revoke := m.Active != active
 		m.Role, m.Active, m.UpdatedAt = ms.Role, active, now
 		if err := s.store.SaveMember(ctx, m, false); err != nil {
 			return nil, err
 		}
+		if revoke {
+			ids, err := s.store.RevokeMemberKeys(ctx, m.ID, now)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.revoked(ctx, w.ID, m.ID, RevokedMemberLeft, ids...); err != nil {
+				return nil, err
+			}
+			if len(ids) > 0 {
+				say("member %s: %d key(s) revoked", m.Email, len(ids))
+			}
+		}
+	}
+	if hasOwner, err := s.hasActiveOwner(ctx, w.ID); err != nil {
+		return nil, err
+	} else if hadOwner && !hasOwner {
+		return nil, apikit.Invalid(fmt.Sprintf("Workspace %q would have no active owner: the file demotes or deactivates the last one.", ws.Name),
+			"Keep at least one member with role owner and active: true; promote another member to owner first, then change this one.")
 	}
 
 	for _, kn := range []struct {
@@ -217,4 +243,13 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		}
 	}
 	return changes, nil
+}
+
+// hasActiveOwner reports whether the workspace has an active owner.
+func (s *Service) hasActiveOwner(ctx context.Context, workspaceID string) (bool, error) {
+	ms, err := s.store.Members(ctx, workspaceID)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(ms, func(m Member) bool { return m.Active && m.Role == apikit.RoleOwner }), nil
 }

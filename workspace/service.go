@@ -8,19 +8,43 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 )
 
 // Service holds the workspace rules.
 type Service struct {
-	db    *db.DB
-	store Store
-	clock apikit.Clock
+	db     *db.DB
+	store  Store
+	clock  apikit.Clock
+	events *events.Log
 }
 
 // NewService returns a Service on d.
 func NewService(d *db.DB, clock apikit.Clock) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock}
+	return &Service{db: d, store: NewBunStore(d), clock: clock, events: events.NewLog(d, clock)}
+}
+
+// EventKeyRevoked is the activity-log kind written when a key is revoked,
+// by hand or because the member who created it left.
+const EventKeyRevoked = "key.revoked"
+
+// Reasons a key is revoked, in the key.revoked event.
+const (
+	RevokedByRequest = "revoked"
+	RevokedMemberLeft = "member_left"
+)
+
+// revoked records the revocation of keyIDs, created by memberID, in the
+// activity log. Revocations come from the command line and setup files, so
+// the event names no actor.
+func (s *Service) revoked(ctx context.Context, workspaceID, memberID, reason string, keyIDs ...string) error {
+	evs := make([]events.Event, 0, len(keyIDs))
+	for _, id := range keyIDs {
+		evs = append(evs, events.Event{WorkspaceID: workspaceID, Kind: EventKeyRevoked,
+			Data: map[string]any{"key_id": id, "key_member_id": memberID, "reason": reason}})
+	}
+	return s.events.EmitMany(ctx, evs)
 }
 
 // ByName returns the workspace named name.
@@ -261,7 +285,13 @@ func (s *Service) RevokeKey(ctx context.Context, workspace, id string) (*Key, er
 	}
 	if k.RevokedAt == nil {
 		now := s.clock.Now()
-		if err := s.db.InTx(ctx, func(ctx context.Context) error { return s.store.RevokeKey(ctx, k.ID, now) }); err != nil {
+		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			if err := s.store.RevokeKey(ctx, k.ID, now); err != nil {
+				return err
+			}
+			return s.revoked(ctx, w.ID, k.MemberID, RevokedByRequest, k.ID)
+		})
+		if err != nil {
 			return nil, err
 		}
 		k.RevokedAt = &now

@@ -33,6 +33,7 @@ type Store interface {
 	KeyClientIDs(ctx context.Context, keyID string) ([]string, error)
 	CountActiveKeys(ctx context.Context, workspaceID string, now time.Time) (int, error)
 	RevokeKey(ctx context.Context, id string, at time.Time) error
+	RevokeMemberKeys(ctx context.Context, memberID string, at time.Time) ([]string, error)
 	TouchKey(ctx context.Context, id string, at time.Time) error
 }
 
@@ -175,8 +176,24 @@ func (s *BunStore) CountActiveKeys(ctx context.Context, workspaceID string, now 
 }
 
 func (s *BunStore) RevokeKey(ctx context.Context, id string, at time.Time) error {
-	_, err := s.idb(ctx).NewUpdate().Table("api_keys").Set("revoked_at = ?", at).Where("id = ? AND revoked_at IS NULL", id).Exec(ctx)
+	_, err := s.revokeWhere(ctx, "id", id, at)
 	return err
+}
+
+// RevokeMemberKeys revokes every key the member created that is not
+// revoked yet, and returns their ids.
+func (s *BunStore) RevokeMemberKeys(ctx context.Context, memberID string, at time.Time) ([]string, error) {
+	return s.revokeWhere(ctx, "member_id", memberID, at)
+}
+
+func (s *BunStore) revokeWhere(ctx context.Context, column, value string, at time.Time) ([]string, error) {
+	var ids []string
+	err := s.idb(ctx).NewRaw(`UPDATE api_keys SET revoked_at = ? WHERE ? = ? AND revoked_at IS NULL RETURNING id`,
+		at, bun.Ident(column), value).Scan(ctx, &ids)
+	if db.IsNoRows(err) {
+		err = nil
+	}
+	return ids, err
 }
 
 func (s *BunStore) TouchKey(ctx context.Context, id string, at time.Time) error {

@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +170,7 @@ func TestAuthenticate(t *testing.T) {
 			is := is.New(t)
 			s := acme()
 			s.Workspaces[0].Members[0].Role = apikit.RoleMember // owner demoted
+			s.Workspaces[0].Members[1].Role = apikit.RoleOwner  // so the workspace keeps an owner
 			_, err := b.svc.Apply(ctx, s)
 			is.NoErr(err)
 			p, err := b.svc.Authenticate(ctx, byOwner)
@@ -216,5 +218,79 @@ func TestBlacklistHit(t *testing.T) {
 			is.NoErr(err)
 			is.Equal(hit, c.want)
 		}
+	})
+}
+
+// TestMemberWhoLeavesLosesKeysForGood: keys of a member who leaves are
+// revoked and recorded; rejoining does not revive them.
+func TestMemberWhoLeavesLosesKeysForGood(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		k, secret, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleMember})
+		is.NoErr(err)
+		_, err = b.svc.Authenticate(ctx, secret)
+		is.NoErr(err)
+
+		s := acme()
+		s.Workspaces[0].Members[1].Active = ptr(false)
+		changes, err := b.svc.Apply(ctx, s)
+		is.NoErr(err)
+		is.Equal(changes, []string{"workspace acme: member boss@acme.test left", "workspace acme: member boss@acme.test: 1 key(s) revoked"})
+		_, err = b.svc.Authenticate(ctx, secret)
+		is.Equal(apikit.ErrorCode(err), apikit.EUnauthorized)
+
+		s.Workspaces[0].Members[1].Active = ptr(true)
+		changes, err = b.svc.Apply(ctx, s)
+		is.NoErr(err)
+		is.Equal(changes, []string{"workspace acme: member boss@acme.test rejoined"})
+		_, err = b.svc.Authenticate(ctx, secret)
+		is.Equal(apikit.ErrorCode(err), apikit.EUnauthorized) // still revoked
+
+		keys, err := b.svc.Keys(ctx, "acme")
+		is.NoErr(err)
+		is.Equal(len(keys), 1)
+		is.True(keys[0].RevokedAt != nil)
+		var evs []struct {
+			Kind string         `bun:"kind"`
+			Data map[string]any `bun:"data,type:jsonb"`
+		}
+		is.NoErr(d.NewSelect().Table("events").Column("kind", "data").Where("kind = ?", workspace.EventKeyRevoked).Scan(ctx, &evs))
+		is.Equal(len(evs), 1)
+		is.Equal(evs[0].Data["key_id"], k.ID)
+		is.Equal(evs[0].Data["reason"], workspace.RevokedMemberLeft)
+	})
+}
+
+// TestLastOwnerStays: a setup file cannot demote or deactivate the last
+// active owner; with a second owner it can.
+func TestLastOwnerStays(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		for name, change := range map[string]func(m *workspace.MemberSpec){
+			"demoted":     func(m *workspace.MemberSpec) { m.Role = apikit.RoleManager },
+			"deactivated": func(m *workspace.MemberSpec) { m.Active = ptr(false) },
+		} {
+			t.Run(name, func(t *testing.T) {
+				is := is.New(t)
+				s := acme()
+				change(&s.Workspaces[0].Members[0])
+				s.Workspaces[0].Tags = append(s.Workspaces[0].Tags, "new-tag")
+				_, err := b.svc.Apply(ctx, s)
+				is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+				is.True(strings.Contains(err.Error(), "no active owner"))
+				changes, err := b.svc.Apply(ctx, acme())
+				is.NoErr(err)
+				is.Equal(len(changes), 0) // nothing of the refused file was applied
+			})
+		}
+		s := acme()
+		s.Workspaces[0].Members[1].Role = apikit.RoleOwner
+		s.Workspaces[0].Members[0].Active = ptr(false)
+		_, err := b.svc.Apply(ctx, s)
+		is.NoErr(err) // another owner remains
 	})
 }
