@@ -31,7 +31,7 @@ const EventKeyRevoked = "key.revoked"
 
 // Reasons a key is revoked, in the key.revoked event.
 const (
-	RevokedByRequest = "revoked"
+	RevokedByRequest  = "revoked"
 	RevokedMemberLeft = "member_left"
 )
 
