@@ -43,8 +43,12 @@ func (s *BunStore) applyFilter(q *bun.SelectQuery, workspaceID string, scope []s
 		q = q.Where("l.source = ?", f.Source)
 	}
 	if f.Email != "" {
+		// Each email is read from its own partial index; a plain OR would
+		// make SQLite walk the workspace in id order instead.
 		e := strings.ToLower(f.Email)
-		q = q.Where("(lower(l.email_work) = ? OR lower(l.email_personal) = ?)", e, e)
+		q = q.Where(`l.id IN (SELECT e.id FROM leads AS e WHERE e.workspace_id = ? AND lower(e.email_work) = ? AND e.email_work IS NOT NULL
+			UNION ALL SELECT e.id FROM leads AS e WHERE e.workspace_id = ? AND lower(e.email_personal) = ? AND e.email_personal IS NOT NULL)`,
+			workspaceID, e, workspaceID, e)
 	}
 	if f.PublicIdentifier != "" {
 		q = q.Where("l.public_identifier = ?", f.PublicIdentifier)

@@ -130,11 +130,18 @@ func (s *BunStore) FindBy(ctx context.Context, workspaceID string, key matchKey,
 	q := s.idb(ctx).NewSelect().Model(l).Where("l.workspace_id = ?", workspaceID)
 	switch key {
 	case keyEmailWork, keyEmailPersonal:
-		q = q.Where("lower(l.?) = ?", bun.Ident(string(key)), strings.ToLower(value))
+		// The IS NOT NULL term lets both engines use the partial index on
+		// lower(email): neither infers it from lower(email) = ?.
+		q = q.Where("lower(l.?) = ? AND l.? IS NOT NULL", bun.Ident(string(key)), strings.ToLower(value), bun.Ident(string(key)))
 	default:
 		q = q.Where("l.? = ?", bun.Ident(string(key)), value)
 	}
-	if err := q.OrderExpr("l.id").Limit(1).Scan(ctx); err != nil {
+	if key == keyPublicIdentifier {
+		// Not unique: the oldest lead wins, read in order from the
+		// (workspace_id, public_identifier, id) index.
+		q = q.OrderExpr("l.id")
+	}
+	if err := q.Limit(1).Scan(ctx); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -177,7 +184,7 @@ func (s *BunStore) SuppressMatching(ctx context.Context, workspaceID, kind strin
 		var cond string
 		switch kind {
 		case SuppressEmail:
-			cond = "(lower(email_work) IN (?) OR lower(email_personal) IN (?))"
+			cond = "((lower(email_work) IN (?) AND email_work IS NOT NULL) OR (lower(email_personal) IN (?) AND email_personal IS NOT NULL))"
 		case SuppressLinkedInID:
 			cond = "linkedin_id IN (?)"
 		case SuppressPublicIdentifier:

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -38,12 +40,28 @@ type rateWindow struct {
 
 var errOverLimit = errors.New("over limit")
 
-// limiter counts calls in fixed hourly windows per key and class, in the
-// database, so that every replica on one database sees the same counts.
+// limiter counts calls in fixed hourly windows per key and class.
+//
+// On Postgres the counts live in the database, one conditional upsert per
+// class, so that every replica on one database shares them. On SQLite one
+// process owns the file's writes anyway: counting there in the database
+// would put every read in the write queue, so the process counts in memory
+// (shared by every DB it opens on the same file) and persists the counts
+// in the background, which keeps a restart from resetting budgets.
 type limiter struct {
 	db     *db.DB
 	clock  apikit.Clock
 	limits RateLimits
+	local  *localCounts // SQLite only
+}
+
+func newLimiter(d *db.DB, clock apikit.Clock, limits RateLimits) *limiter {
+	l := &limiter{db: d, clock: clock, limits: limits}
+	if d.Engine == db.SQLite {
+		v, _ := localByPath.LoadOrStore(d.Path, &localCounts{counts: map[windowKey]*localCount{}})
+		l.local = v.(*localCounts)
+	}
+	return l
 }
 
 // classesOf lists the budgets a call of class c counts against: spend
@@ -56,47 +74,204 @@ func classesOf(c apikit.RateClass) []apikit.RateClass {
 }
 
 // take counts one call of class c for keyID. It returns the window of the
-// call's own class and whether the call is allowed. A refused call counts
-// against no budget: its increments are rolled back.
+// call's own class (or of the budget that refused it) and whether the call
+// is allowed. A refused call counts against no budget.
 func (l *limiter) take(ctx context.Context, keyID string, c apikit.RateClass) (rateWindow, bool, error) {
-	now := l.clock.Now()
-	start := now.Truncate(time.Hour)
-	var own rateWindow
-	var refused rateWindow
+	start := l.clock.Now().Truncate(time.Hour)
+	var counts []int
+	var refused = -1
+	var err error
+	if l.local != nil {
+		counts, refused, err = l.local.take(ctx, l, keyID, c, start)
+	} else {
+		counts, refused, err = l.takeInDB(ctx, keyID, c, start)
+	}
+	if err != nil {
+		return rateWindow{}, false, err
+	}
+	classes := classesOf(c)
+	if refused >= 0 {
+		limit := l.limits.of(classes[refused])
+		return rateWindow{Class: classes[refused], Limit: limit, Remaining: 0, Reset: start.Add(time.Hour)}, false, nil
+	}
+	limit := l.limits.of(c)
+	return rateWindow{Class: c, Limit: limit, Remaining: max(0, limit-counts[0]), Reset: start.Add(time.Hour)}, true, nil
+}
+
+// takeInDB counts in the database: each class's row is incremented only
+// while it is under its limit, atomically, and a spend call's two
+// increments commit together or not at all.
+func (l *limiter) takeInDB(ctx context.Context, keyID string, c apikit.RateClass, start time.Time) ([]int, int, error) {
+	var counts []int
+	refused := -1
 	err := l.db.InTx(ctx, func(ctx context.Context) error {
 		for i, class := range classesOf(c) {
-			var count int
+			var got []int
 			err := l.db.IDB(ctx).NewRaw(`INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
 				ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = rate_windows.count + 1
-				RETURNING count`, keyID, string(class), start).Scan(ctx, &count)
-			if err != nil {
+				WHERE rate_windows.count < ? RETURNING count`, keyID, string(class), start, l.limits.of(class)).Scan(ctx, &got)
+			if err != nil && !db.IsNoRows(err) {
 				return err
 			}
-			limit := l.limits.of(class)
-			w := rateWindow{Class: class, Limit: limit, Remaining: max(0, limit-count), Reset: start.Add(time.Hour)}
-			if i == 0 {
-				own = w
-			}
-			if count > limit {
-				refused = w
+			if len(got) == 0 {
+				refused = i
 				return errOverLimit
 			}
+			counts = append(counts, got[0])
 		}
 		return nil
 	})
 	if errors.Is(err, errOverLimit) {
-		if refused.Class == own.Class {
-			own.Remaining = 0
-		}
-		return refused, false, nil
+		err = nil
 	}
-	return own, err == nil, err
+	return counts, refused, err
 }
 
-// sweep deletes windows that ended before now.
+// sweep persists local counts and deletes windows that ended before now.
 func (l *limiter) sweep(ctx context.Context) error {
+	if err := l.flush(ctx); err != nil {
+		return err
+	}
+	start := l.clock.Now().Truncate(time.Hour)
+	if l.local != nil {
+		l.local.prune(start)
+	}
 	return l.db.InTx(ctx, func(ctx context.Context) error {
-		_, err := l.db.IDB(ctx).NewRaw(`DELETE FROM rate_windows WHERE window_start < ?`, l.clock.Now().Truncate(time.Hour)).Exec(ctx)
+		_, err := l.db.IDB(ctx).NewRaw(`DELETE FROM rate_windows WHERE window_start < ?`, start).Exec(ctx)
 		return err
 	})
+}
+
+// flush persists the counts this process keeps in memory.
+func (l *limiter) flush(ctx context.Context) error {
+	if l.local == nil {
+		return nil
+	}
+	return l.local.flush(ctx, l.db)
+}
+
+// localByPath holds the in-memory counts of each SQLite file this process
+// has open, so that every DB (and Server) on one file shares one budget.
+var localByPath sync.Map // path -> *localCounts
+
+type windowKey struct {
+	keyID string
+	class apikit.RateClass
+	start time.Time
+}
+
+type localCount struct {
+	n, flushed int
+}
+
+// localCounts are the rate counts of one SQLite file in this process.
+type localCounts struct {
+	mu        sync.Mutex
+	counts    map[windowKey]*localCount
+	lastFlush time.Time // wall time: when counts were last persisted
+	flushing  atomic.Bool
+}
+
+// flushEvery is how often, at most, taking a call persists the counts.
+const flushEvery = time.Second
+
+// take counts a call in memory. A window seen for the first time starts
+// from what the database holds for it (an earlier run's count).
+func (lc *localCounts) take(ctx context.Context, l *limiter, keyID string, c apikit.RateClass, start time.Time) ([]int, int, error) {
+	classes := classesOf(c)
+	lc.mu.Lock()
+	entries := make([]*localCount, len(classes))
+	for i, class := range classes {
+		k := windowKey{keyID, class, start}
+		e := lc.counts[k]
+		if e == nil {
+			var stored []int
+			err := l.db.NewRaw(`SELECT count FROM rate_windows WHERE key_id = ? AND class = ? AND window_start = ?`,
+				keyID, string(class), start).Scan(ctx, &stored)
+			if err != nil && !db.IsNoRows(err) {
+				lc.mu.Unlock()
+				return nil, -1, err
+			}
+			e = &localCount{}
+			if len(stored) > 0 {
+				e.n, e.flushed = stored[0], stored[0]
+			}
+			lc.counts[k] = e
+		}
+		entries[i] = e
+	}
+	for i, e := range entries {
+		if e.n >= l.limits.of(classes[i]) {
+			lc.mu.Unlock()
+			return nil, i, nil
+		}
+	}
+	counts := make([]int, len(entries))
+	for i, e := range entries {
+		e.n++
+		counts[i] = e.n
+	}
+	due := time.Since(lc.lastFlush) >= flushEvery
+	lc.mu.Unlock()
+	if due && lc.flushing.CompareAndSwap(false, true) {
+		go func() {
+			defer lc.flushing.Store(false)
+			_ = lc.flush(context.WithoutCancel(ctx), l.db) // best effort: the next flush retries
+		}()
+	}
+	return counts, -1, nil
+}
+
+// flush writes every count that grew since the last flush. A stored count
+// is never lowered.
+func (lc *localCounts) flush(ctx context.Context, d *db.DB) error {
+	type row struct {
+		k windowKey
+		n int
+	}
+	lc.mu.Lock()
+	var rows []row
+	for k, e := range lc.counts {
+		if e.n > e.flushed {
+			rows = append(rows, row{k, e.n})
+		}
+	}
+	lc.lastFlush = time.Now()
+	lc.mu.Unlock()
+	if len(rows) == 0 {
+		return nil
+	}
+	err := d.InTx(ctx, func(ctx context.Context) error {
+		for _, r := range rows {
+			_, err := d.IDB(ctx).NewRaw(`INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, ?)
+				ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = max(rate_windows.count, excluded.count)`,
+				r.k.keyID, string(r.k.class), r.k.start, r.n).Exec(ctx)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	lc.mu.Lock()
+	for _, r := range rows {
+		if e := lc.counts[r.k]; e != nil && e.flushed < r.n {
+			e.flushed = r.n
+		}
+	}
+	lc.mu.Unlock()
+	return nil
+}
+
+// prune forgets windows that ended before start and are persisted.
+func (lc *localCounts) prune(start time.Time) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	for k, e := range lc.counts {
+		if k.start.Before(start) && e.n == e.flushed {
+			delete(lc.counts, k)
+		}
+	}
 }

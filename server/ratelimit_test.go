@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
 )
 
 var smallLimits = RateLimits{Read: 5, Write: 4, Spend: 2}
@@ -80,4 +83,63 @@ func TestSpendCountsAsWrite(t *testing.T) {
 		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "0") // write 4 of 4
 		assertEnvelope(t, e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "ACoA2"}), 429, apikit.ERateLimited)
 	})
+}
+
+// TestSQLiteReadsSkipTheWriteQueue: on SQLite a read's rate count is kept
+// in the process, so reads answer while a write transaction holds the
+// file's write lock.
+func TestSQLiteReadsSkipTheWriteQueue(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, dbtest.Open(t, db.SQLite), DefaultRateLimits)
+	is.Equal(e.call("GET", "/v1/me", "viewer", nil).Status, 200) // refreshes last_used_at, a write, once a minute
+	hold, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = e.db.InTx(context.Background(), func(ctx context.Context) error {
+			close(hold)
+			<-release
+			return nil
+		})
+	}()
+	<-hold
+	done := make(chan int, 2)
+	go func() {
+		done <- e.call("GET", "/v1/me", "viewer", nil).Status
+		done <- e.call("GET", "/v1/leads?limit=5", "viewer", nil).Status
+	}()
+	for i := 0; i < 2; i++ {
+		select {
+		case st := <-done:
+			is.Equal(st, 200)
+		case <-time.After(10 * time.Second):
+			t.Fatal("a read waited for the write lock")
+		}
+	}
+	close(release)
+}
+
+// TestSQLiteCountsSurviveARestart: the in-process counts are persisted, so
+// a new process on the same file continues the window instead of
+// starting it afresh.
+func TestSQLiteCountsSurviveARestart(t *testing.T) {
+	is := is.New(t)
+	dsn := dbtest.NewDSN(t, db.SQLite)
+	d, err := db.Open(context.Background(), dsn)
+	is.NoErr(err)
+	t.Cleanup(func() { d.Close() })
+	_, err = d.Migrate(context.Background())
+	is.NoErr(err)
+	e := newEnv(t, d, smallLimits)
+	for i := 0; i < 3; i++ {
+		is.Equal(e.call("GET", "/v1/me", "viewer", nil).Status, 200)
+	}
+	is.NoErr(e.srv.Flush(context.Background()))
+	localByPath.Delete(d.Path) // what a new process starts with
+
+	restarted := New(Config{DB: d, Clock: e.clock, Limits: smallLimits, Logger: e.srv.logger})
+	e.handler = restarted.Handler()
+	r := e.call("GET", "/v1/me", "viewer", nil)
+	is.Equal(r.Status, 200)
+	is.Equal(r.Header.Get("X-RateLimit-Remaining"), "1") // 4 of 5 used
+	is.Equal(e.call("GET", "/v1/me", "viewer", nil).Status, 200)
+	assertEnvelope(t, e.call("GET", "/v1/me", "viewer", nil), 429, apikit.ERateLimited)
 }

@@ -64,7 +64,7 @@ func New(cfg Config) *Server {
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: ws, events: log,
 		leads:   leads.NewService(cfg.DB, cfg.Clock, ws, log),
-		limiter: &limiter{db: cfg.DB, clock: cfg.Clock, limits: cfg.Limits},
+		limiter: newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:    &idempotency{db: cfg.DB, clock: cfg.Clock},
 		mux:     http.NewServeMux(),
 	}
@@ -115,6 +115,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = w.Write([]byte(`{"status":"ok"}`))
 }
+
+// Flush persists what the server keeps in memory (on SQLite, the rate
+// counts). The binary calls it on shutdown; Sweep calls it too.
+func (s *Server) Flush(ctx context.Context) error { return s.limiter.flush(ctx) }
 
 // Sweep deletes ended rate windows and expired idempotency records. The
 // binary runs it every few minutes; it is safe on several replicas.

@@ -93,7 +93,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return nil
+	return srv.Flush(shutdownCtx)
 }
 
 // sweep clears ended rate windows and expired idempotency records.
