@@ -151,7 +151,9 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 			}
 		}
 	}()
+	release := s.idem.hold(context.WithoutCancel(ctx.Context()), p.KeyID, idemKey, s.logger)
 	next(rec)
+	release()
 	if rec.status >= 500 {
 		return
 	}

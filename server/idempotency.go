@@ -17,10 +17,13 @@ import (
 const (
 	// idempotencyTTL is how long an answer is kept for replay.
 	idempotencyTTL = 24 * time.Hour
-	// idempotencyLease is how long a running request holds its key. A
-	// request still marked running after that (its process died) no longer
-	// blocks a retry.
-	idempotencyLease = 5 * time.Minute
+	// idempotencyLease is how long a running request holds its key
+	// without renewing it. The request renews it every heartbeatEvery
+	// while it runs, so a long request keeps its key, and a request whose
+	// process died stops blocking retries within the lease.
+	idempotencyLease = 30 * time.Second
+	// heartbeatEvery is how often a running request renews its lease.
+	heartbeatEvery = 10 * time.Second
 	// maxIdempotencyKey bounds the header's length.
 	maxIdempotencyKey = 255
 )
@@ -51,6 +54,56 @@ type idemRecord struct {
 type idempotency struct {
 	db    *db.DB
 	clock apikit.Clock
+	// ticks starts the heartbeat of one running request: a channel that
+	// ticks and a stop function. Tests drive it by hand.
+	ticks func() (<-chan time.Time, func())
+	// renewed, when set, hears of every renewal (tests).
+	renewed chan struct{}
+}
+
+func newIdempotency(d *db.DB, clock apikit.Clock) *idempotency {
+	return &idempotency{db: d, clock: clock, ticks: func() (<-chan time.Time, func()) {
+		t := time.NewTicker(heartbeatEvery)
+		return t.C, t.Stop
+	}}
+}
+
+// hold renews the lease of a running request until the returned function
+// is called; that function waits for the last renewal to finish.
+func (s *idempotency) hold(ctx context.Context, keyID, idemKey string, logger interface{ Error(string, ...any) }) func() {
+	tick, stop := s.ticks()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick:
+				if err := s.renew(ctx, keyID, idemKey); err != nil {
+					logger.Error("renew idempotency lease", "err", err)
+				}
+				if s.renewed != nil {
+					s.renewed <- struct{}{}
+				}
+			}
+		}
+	}()
+	return func() {
+		stop()
+		close(done)
+		<-finished
+	}
+}
+
+// renew extends a running request's lease from now.
+func (s *idempotency) renew(ctx context.Context, keyID, idemKey string) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := s.db.IDB(ctx).NewUpdate().Model((*idemRecord)(nil)).
+			Set("locked_until = ?", s.clock.Now().Add(idempotencyLease)).
+			Where("key_id = ? AND idem_key = ? AND state = ?", keyID, idemKey, idemRunning).Exec(ctx)
+		return err
+	})
 }
 
 // fingerprint identifies a request: method, path with query, and the body

@@ -188,3 +188,34 @@ func TestStaleReservation(t *testing.T) {
 		is.Equal(r.Header.Get("Idempotent-Replayed"), "")
 	})
 }
+
+// TestLeaseRenewedWhileRunning: a request that runs longer than the lease
+// keeps its key, because it renews the lease while it runs; a retry during
+// it is still E_IN_PROGRESS, and nothing runs twice.
+func TestLeaseRenewedWhileRunning(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		ops := e.addTestOps()
+		tick := make(chan time.Time)
+		e.srv.idem.ticks = func() (<-chan time.Time, func()) { return tick, func() {} }
+		e.srv.idem.renewed = make(chan struct{})
+		first := make(chan *resp)
+		go func() {
+			first <- e.call("POST", "/v1/test/block", "member", map[string]any{"n": 1}, "Idempotency-Key", "long")
+		}()
+		<-ops.entered
+		for range 3 { // 75 seconds of work, renewed every 25
+			e.clock.Advance(25 * time.Second)
+			tick <- e.clock.Now()
+			<-e.srv.idem.renewed
+		}
+		e.clock.Advance(25 * time.Second) // 100 s after the start, 25 s after the last renewal
+		assertEnvelope(t, e.call("POST", "/v1/test/block", "member", map[string]any{"n": 1}, "Idempotency-Key", "long"), 409, apikit.EInProgress)
+		close(ops.release)
+		r := <-first
+		is.Equal(r.Status, 200)
+		is.Equal(ops.runs.Load(), int32(1))
+		r = e.call("POST", "/v1/test/block", "member", map[string]any{"n": 1}, "Idempotency-Key", "long")
+		is.Equal(r.Header.Get("Idempotent-Replayed"), "true")
+	})
+}

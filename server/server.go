@@ -65,7 +65,7 @@ func New(cfg Config) *Server {
 		workspaces: ws, events: log,
 		leads:   leads.NewService(cfg.DB, cfg.Clock, ws, log),
 		limiter: newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
-		idem:    &idempotency{db: cfg.DB, clock: cfg.Clock},
+		idem:    newIdempotency(cfg.DB, cfg.Clock),
 		mux:     http.NewServeMux(),
 	}
 

@@ -47,12 +47,20 @@ func (s *Service) revoked(ctx context.Context, workspaceID, memberID, reason str
 	return s.events.EmitMany(ctx, evs)
 }
 
+// setupNotFound is E_NOT_FOUND for what setup files and the command line
+// name: workspaces, members, clients and keys. Its remedy speaks of those,
+// not of API keys and their scope.
+func setupNotFound(what, remedy string) *apikit.Error {
+	return &apikit.Error{Code: apikit.ENotFound, Message: what + " was not found.", Remedy: remedy}
+}
+
 // ByName returns the workspace named name.
 // Returns E_NOT_FOUND if there is none.
 func (s *Service) ByName(ctx context.Context, name string) (*Workspace, error) {
 	w, err := s.store.WorkspaceByName(ctx, name)
 	if db.IsNoRows(err) {
-		return nil, apikit.NotFound(fmt.Sprintf("Workspace %q", name))
+		return nil, setupNotFound(fmt.Sprintf("Workspace %q", name),
+			"Check the name's spelling and the database (--db or LEADLINE_DB); workspaces are created by `leadline apply -f setup.yaml`.")
 	}
 	return w, err
 }
@@ -162,7 +170,8 @@ func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, err
 		}
 		m, err := s.store.MemberByEmail(ctx, w.ID, in.MemberEmail)
 		if db.IsNoRows(err) || (err == nil && !m.Active) {
-			return apikit.NotFound(fmt.Sprintf("Active member %q of workspace %q", in.MemberEmail, in.Workspace))
+			return setupNotFound(fmt.Sprintf("Active member %q of workspace %q", in.MemberEmail, in.Workspace),
+				"List the member under the workspace's members: in the setup file (active: true) and run `leadline apply`.")
 		} else if err != nil {
 			return err
 		}
@@ -193,7 +202,8 @@ func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, err
 		for _, n := range names {
 			i := slices.IndexFunc(found, func(f Named) bool { return f.Name == n })
 			if i < 0 {
-				return apikit.NotFound(fmt.Sprintf("Client %q of workspace %q", n, in.Workspace))
+				return setupNotFound(fmt.Sprintf("Client %q of workspace %q", n, in.Workspace),
+					"Use a client listed under the workspace's clients: in the setup file; names are case-sensitive.")
 			}
 			clientIDs = append(clientIDs, found[i].ID)
 		}
@@ -275,11 +285,13 @@ func (s *Service) RevokeKey(ctx context.Context, workspace, id string) (*Key, er
 		return nil, err
 	}
 	if !apikit.ValidID(id) {
-		return nil, apikit.NotFound(fmt.Sprintf("Key %q", id))
+		return nil, setupNotFound(fmt.Sprintf("Key %q of workspace %q", id, workspace),
+			"Run `leadline keys list --workspace NAME` for the ids of the workspace's keys.")
 	}
 	k, err := s.store.KeyByID(ctx, w.ID, id)
 	if db.IsNoRows(err) {
-		return nil, apikit.NotFound(fmt.Sprintf("Key %q", id))
+		return nil, setupNotFound(fmt.Sprintf("Key %q of workspace %q", id, workspace),
+			"Run `leadline keys list --workspace NAME` for the ids of the workspace's keys.")
 	} else if err != nil {
 		return nil, err
 	}

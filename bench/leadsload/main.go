@@ -135,14 +135,7 @@ func main() {
 	filterQS := func(i int) string {
 		return fmt.Sprintf("stage_id=%s&list_id=%s", cat.Stages[i%len(cat.Stages)].ID, cat.Lists[i%len(cat.Lists)].ID)
 	}
-	upsertBody := func(i int) leads.LeadInput {
-		li := fmt.Sprintf("LI%08d", rng.IntN(*n))
-		if i%2 == 0 {
-			li = fmt.Sprintf("NEW%d-%d", time.Now().UnixNano(), i)
-		}
-		name := "Bench Person " + fmt.Sprint(i)
-		return leads.LeadInput{LinkedInID: &li, Name: &name, Custom: map[string]any{"run": i}}
-	}
+	upsertBody := func(i int) leads.LeadInput { return realisticLead(rng, *n, i%2 == 0, true, fmt.Sprint(i)) }
 	ops := []op{
 		{"list (no filter)", func(i int) (string, string, any) { return "GET", fmt.Sprintf("/v1/leads?offset=%d", (i%20)*50), nil },
 			func(i int) error { _, err := svc.List(pctx, p, leads.Filter{Offset: (i % 20) * 50}); return err }},
@@ -198,26 +191,110 @@ func main() {
 	}
 	fmt.Printf("\nupserts per second (one client, sequential, HTTP): %.0f\n", float64(len(upsertHTTP))/sum.Seconds())
 
-	// Throughput with several clients at once: half creates, half updates.
+	// Throughput with several clients at once, as real clients send:
+	// every field, emails included.
 	const clients = 4
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(c), 99))
-			for i := 0; i < *reqs; i++ {
-				li := fmt.Sprintf("LI%08d", r.IntN(*n))
-				if i%2 == 0 {
-					li = fmt.Sprintf("PAR%d-%d-%d", time.Now().UnixNano(), c, i)
+	many := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	run := 0
+	throughput := func(workers, per int, send func(r *rand.Rand, c, i int) error) float64 {
+		run++
+		var wg sync.WaitGroup
+		start := time.Now()
+		for c := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(c), uint64(run)))
+				for i := 0; i < per; i++ {
+					check(send(r, c, i))
 				}
-				check(call(client, "POST", base+"/v1/leads", secret, leads.LeadInput{LinkedInID: &li, Custom: map[string]any{"client": c}}))
-			}
-		}()
+			}()
+		}
+		wg.Wait()
+		return float64(workers*per) / time.Since(start).Seconds()
 	}
-	wg.Wait()
-	fmt.Printf("upserts per second (%d concurrent clients, HTTP): %.0f\n", clients, float64(clients**reqs)/time.Since(start).Seconds())
+	upserts := func(newShare int, emails bool) func(r *rand.Rand, c, i int) error {
+		return func(r *rand.Rand, c, i int) error {
+			body := realisticLead(r, *n, i%10 < newShare, emails, fmt.Sprintf("%d-%d-%d", run, c, i))
+			return call(many, "POST", base+"/v1/leads", secret, body)
+		}
+	}
+	mixed := throughput(clients, *reqs, upserts(5, true))
+	withEmail := throughput(clients, *reqs, upserts(10, true))
+	without := throughput(clients, *reqs, upserts(10, false))
+	fmt.Printf("upserts per second (%d concurrent clients, HTTP, half new, half matching, every field): %.0f\n", clients, mixed)
+	fmt.Printf("creates per second (%d concurrent clients, HTTP) with work and personal emails: %.0f; without emails: %.0f; ratio %.2f\n",
+		clients, withEmail, without, withEmail/without)
+
+	// The first page of the list against a bare handler that runs the
+	// same SQL (page and total) with no auth, limits or validation.
+	first := func(r *rand.Rand, c, i int) error { return call(many, "GET", base+"/v1/leads", secret, nil) }
+	bare := bareList(d, p.WorkspaceID)
+	bln, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	go http.Serve(bln, bare) //nolint:errcheck
+	bareBase := "http://" + bln.Addr().String()
+	bareFirst := func(r *rand.Rand, c, i int) error { return call(many, "GET", bareBase+"/", "", nil) }
+	ours, theirs := throughput(clients, *reqs, first), throughput(clients, *reqs, bareFirst)
+	fmt.Printf("first page, %d clients: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, ours, theirs, ours/theirs)
+
+	filtered := func(r *rand.Rand, c, i int) error {
+		return call(many, "GET", base+"/v1/leads?"+filterQS(c*31+i), secret, nil)
+	}
+	one, eight := throughput(1, *reqs, filtered), throughput(8, *reqs/2, filtered)
+	fmt.Printf("filtered list (stage + list): 1 client %.0f/s, 8 clients %.0f/s, ratio %.2f\n", one, eight, eight/one)
+}
+
+// realisticLead is a lead input as an import or a CRM sync sends it: every
+// field, the identities included. A new lead has fresh identities; a
+// matching one carries a seeded lead's LinkedIn id, public identifier and
+// work email (as stored: the seed's address pattern).
+func realisticLead(r *rand.Rand, n int, isNew, emails bool, tag string) leads.LeadInput {
+	s := func(v string) *string { return &v }
+	f, l := first[r.IntN(len(first))], word(r, 3)
+	c := word(r, 2) + suffixes[r.IntN(len(suffixes))]
+	in := leads.LeadInput{
+		Name: s(f + " " + l), Company: s(c), Headline: s(title[r.IntN(len(title))] + " at " + c),
+		Location: s(city[r.IntN(len(city))]), Source: s(srcNames[r.IntN(len(srcNames))]),
+		Custom: map[string]any{"topic": "platform teams", "score": r.IntN(100), "run": tag},
+	}
+	if isNew {
+		in.LinkedInID = s("NEW-" + tag)
+		in.ProviderID = s("PRV-" + tag)
+		in.PublicIdentifier = s(strings.ToLower(f + "-" + l + "-" + tag))
+		if emails {
+			in.EmailWork = s(strings.ToLower(f+"."+l+"."+tag) + "@" + strings.ToLower(strings.Fields(c)[0]) + ".test")
+			in.EmailPersonal = s(strings.ToLower(f+l+tag) + "@mail.test")
+		}
+		return in
+	}
+	i := r.IntN(n)
+	in.LinkedInID = s(fmt.Sprintf("LI%08d", i))
+	if emails {
+		in.EmailWork = s(fmt.Sprintf("someone.%d@elsewhere.test", i)) // a different email: kept out, named in unchanged_fields
+	}
+	return in
+}
+
+// bareList is the least a server can do for the first page: the same two
+// statements the list runs (the page and the client-count total), scanned
+// into maps and encoded, with no authentication, limits or validation.
+func bareList(d *db.DB, wsID string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var page []leads.Lead
+		err := d.NewSelect().Model(&page).ExcludeColumn("profile").
+			Where("l.workspace_id = ?", wsID).OrderExpr("l.id DESC").Limit(50).Scan(r.Context())
+		var total int
+		if err == nil {
+			err = d.NewSelect().Table("lead_counts").ColumnExpr("coalesce(sum(n), 0)").Where("workspace_id = ?", wsID).Scan(r.Context(), &total)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": page, "total": total, "limit": 50, "offset": 0, "has_more": total > 50})
+	})
 }
 
 type sqlAccKey struct{}

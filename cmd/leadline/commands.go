@@ -32,7 +32,9 @@ func newFlags(name string) (*flag.FlagSet, *string) {
 }
 
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return &helpRequest{fs: fs}
+	} else if err != nil {
 		return usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
 	}
 	if fs.NArg() > 0 {
@@ -183,6 +185,8 @@ func cmdKeys(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError{"keys: give create, list or revoke"}
 	}
 	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		return &helpRequest{text: keysHelp}
 	case "create":
 		return cmdKeysCreate(ctx, args[1:], stdout)
 	case "list":
@@ -229,7 +233,7 @@ func cmdKeysCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := openDB(ctx, *dsn)
+	d, err := openExisting(ctx, *dsn)
 	if err != nil {
 		return err
 	}
@@ -256,7 +260,7 @@ func cmdKeysList(ctx context.Context, args []string, stdout io.Writer) error {
 	if *ws == "" {
 		return usageError{"keys list: --workspace is required"}
 	}
-	d, err := openDB(ctx, *dsn)
+	d, err := openExisting(ctx, *dsn)
 	if err != nil {
 		return err
 	}
@@ -305,7 +309,7 @@ func cmdKeysRevoke(ctx context.Context, args []string, stdout io.Writer) error {
 	if *ws == "" || *id == "" {
 		return usageError{"keys revoke: --workspace and --key are required"}
 	}
-	d, err := openDB(ctx, *dsn)
+	d, err := openExisting(ctx, *dsn)
 	if err != nil {
 		return err
 	}

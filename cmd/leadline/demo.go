@@ -51,11 +51,13 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	replaced := 0
 	for _, k := range old {
 		if strings.HasPrefix(k.Name, "demo ") && k.RevokedAt == nil {
 			if _, err := ws.RevokeKey(ctx, "demo", k.ID); err != nil {
 				return err
 			}
+			replaced++
 		}
 	}
 	type demoKey struct {
@@ -81,11 +83,20 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := seedLeads(apikit.WithPrincipal(ctx, p), p, leads.NewService(d, clock, ws, events.NewLog(d, clock)), ws)
+	svc := leads.NewService(d, clock, ws, events.NewLog(d, clock))
+	pctx := apikit.WithPrincipal(ctx, p)
+	if _, err := seedLeads(pctx, p, svc, ws); err != nil {
+		return err
+	}
+	all, err := svc.List(pctx, p, leads.Filter{Limit: 1})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n\nKeys (shown once; globex_member sees only the client Globex):\n", "demo", n)
+	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n", "demo", all.Total)
+	if replaced > 0 {
+		fmt.Fprintf(stdout, "The %d demo keys of the earlier run were revoked; use the new ones below.\n", replaced)
+	}
+	fmt.Fprintf(stdout, "\nKeys (shown once; globex_member sees only the client Globex):\n")
 	for i, k := range keys {
 		fmt.Fprintf(stdout, "  %-14s %s\n", k.label, secrets[i])
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -29,6 +30,9 @@ Usage:
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
+  leadline version
+
+Every command prints its own usage and flags with --help (or -h).
 
 --db defaults to $LEADLINE_DB, then ./leadline.db; --addr to $LEADLINE_ADDR, then 127.0.0.1:8080;
 --rate-read/write/spend (calls per key per hour) to $LEADLINE_RATE_READ/_WRITE/_SPEND, then the API's limits.
@@ -68,10 +72,22 @@ func describe(err error) string {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, stdout, stderr)
+	var h *helpRequest
+	if errors.As(err, &h) {
+		h.print(stdout)
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{"no command given"}
 	}
 	switch args[0] {
+	case "version", "--version":
+		return cmdVersion(args[1:], stdout)
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "migrate":
@@ -97,7 +113,9 @@ func envOr(name, def string) string {
 	return def
 }
 
-// openDB opens and migrates the database.
+// openDB opens and migrates the database the commands that set one up
+// use: serve, migrate, apply and demo create a SQLite file that is not
+// there yet.
 func openDB(ctx context.Context, dsn string) (*db.DB, error) {
 	d, err := db.Open(ctx, dsn)
 	if err != nil {
@@ -108,6 +126,19 @@ func openDB(ctx context.Context, dsn string) (*db.DB, error) {
 		return nil, fmt.Errorf("cannot migrate database %s: %w", redact(dsn), err)
 	}
 	return d, nil
+}
+
+// openExisting opens and migrates a database that must already exist:
+// commands that read or change what is there refuse a mistyped SQLite path
+// instead of creating an empty file.
+func openExisting(ctx context.Context, dsn string) (*db.DB, error) {
+	if path, ok := db.SQLiteFile(dsn); ok {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, &apikit.Error{Code: apikit.ENotFound, Message: fmt.Sprintf("Database file %s does not exist.", path),
+				Remedy: "Check --db (or LEADLINE_DB); create a database with `leadline apply -f setup.yaml --db FILE`."}
+		}
+	}
+	return openDB(ctx, dsn)
 }
 
 // redact hides a password in a postgres URL.

@@ -88,3 +88,68 @@ func TestCommands(t *testing.T) {
 	_, err = runCmd("migrate", "--db", "postgres://nobody@127.0.0.1:1/none")
 	is.True(err != nil && strings.Contains(err.Error(), "cannot open database"))
 }
+
+// TestHelpVersionAndMistypedDatabases: every command prints its usage with
+// --help and exits 0; version prints the build; a mistyped database is
+// refused instead of silently created.
+func TestHelpVersionAndMistypedDatabases(t *testing.T) {
+	is := is.New(t)
+	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "--help"}, {"serve", "-h"}, {"migrate", "--help"}, {"apply", "-h"},
+		{"demo", "--help"}, {"keys", "--help"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"},
+		{"version", "--help"}} {
+		out, err := runCmd(args...)
+		is.NoErr(err)
+		is.True(strings.Contains(out, "Usage") || strings.Contains(out, "leadline"))
+		if len(args) > 1 && args[0] != "keys" || len(args) > 2 {
+			is.True(strings.Contains(out, "Flags:") || args[0] == "version" || args[0] == "keys")
+		}
+	}
+	out, err := runCmd("serve", "--help")
+	is.NoErr(err)
+	is.True(strings.Contains(out, "-rate-read") && strings.Contains(out, "-addr"))
+
+	out, err = runCmd("version")
+	is.NoErr(err)
+	is.True(strings.HasPrefix(out, "leadline ") && strings.Contains(out, "go1."))
+
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "typo.db")
+	for _, args := range [][]string{
+		{"keys", "list", "--db", missing, "--workspace", "acme"},
+		{"keys", "create", "--db", missing, "--workspace", "acme", "--member", "o@acme.test", "--role", "member"},
+		{"keys", "revoke", "--db", missing, "--workspace", "acme", "--key", "x"},
+	} {
+		_, err := runCmd(args...)
+		is.True(err != nil && strings.Contains(describe(err), "does not exist"))
+		_, statErr := os.Stat(missing)
+		is.True(os.IsNotExist(statErr)) // nothing was created
+	}
+	_, err = runCmd("migrate", "--db", "mysql://root@127.0.0.1/leadline")
+	is.True(err != nil && strings.Contains(err.Error(), "unsupported database"))
+
+	// Not-found messages speak of the setup file and the command line.
+	dbPath := filepath.Join(dir, "l.db")
+	setup := filepath.Join(dir, "setup.yaml")
+	is.NoErr(os.WriteFile(setup, []byte(setupYAML), 0o600))
+	_, err = runCmd("apply", "--db", dbPath, "-f", setup)
+	is.NoErr(err)
+	for _, args := range [][]string{
+		{"keys", "list", "--db", dbPath, "--workspace", "nope"},
+		{"keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "ghost@acme.test", "--role", "member"},
+		{"keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "owner@acme.test", "--role", "member", "--client", "Nope"},
+		{"keys", "revoke", "--db", dbPath, "--workspace", "acme", "--key", "0192f4c2-8a4e-7b1c-9d3e-5f6a7b8c9d0e"},
+	} {
+		_, err := runCmd(args...)
+		is.True(err != nil)
+		msg := describe(err)
+		is.True(strings.Contains(msg, "was not found"))
+		is.True(!strings.Contains(msg, "scope") && !strings.Contains(msg, "this key")) // no API wording
+	}
+
+	out, err = runCmd("demo", "--db", dbPath)
+	is.NoErr(err)
+	is.True(strings.Contains(out, "ready with 300 leads") && !strings.Contains(out, "revoked"))
+	out, err = runCmd("demo", "--db", dbPath)
+	is.NoErr(err)
+	is.True(strings.Contains(out, "The 4 demo keys of the earlier run were revoked"))
+}

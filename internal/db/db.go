@@ -61,6 +61,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if dsn == "" {
 		dsn = DefaultDSN
 	}
+	if scheme, _, ok := strings.Cut(dsn, "://"); ok && !IsPostgres(dsn) && !strings.HasPrefix(dsn, "file:") {
+		return nil, fmt.Errorf("unsupported database %q: leadline runs on SQLite (a file path or file: URL) or PostgreSQL (postgres://…)", scheme+"://…")
+	}
 	var d *DB
 	if IsPostgres(dsn) {
 		sqldb, err := sql.Open("pgx", dsn)
@@ -111,6 +114,18 @@ func sqliteDSN(dsn string) string {
 		}
 	}
 	return "file:" + path + "?" + vals.Encode()
+}
+
+// SQLiteFile returns the file path a SQLite dsn names, and false for a
+// Postgres dsn or an in-memory database.
+func SQLiteFile(dsn string) (string, bool) {
+	if dsn == "" {
+		dsn = DefaultDSN
+	}
+	if IsPostgres(dsn) || strings.Contains(dsn, ":memory:") || strings.Contains(dsn, "mode=memory") {
+		return "", false
+	}
+	return sqlitePath(dsn), true
 }
 
 // sqlitePath is the absolute file path a SQLite dsn names.

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// helpRequest is --help (or -h) on a command: its usage is printed on
+// standard output and the command exits 0.
+type helpRequest struct {
+	fs   *flag.FlagSet
+	text string
+}
+
+func (h *helpRequest) Error() string { return "help requested" }
+
+// commandHelp says what each command does, above its flags.
+var commandHelp = map[string]string{
+	"serve":       "Usage: leadline serve [flags]\n\nServes the /v1 API (docs at /v1/docs) until interrupted; Ctrl-C or SIGTERM stops it gracefully.",
+	"migrate":     "Usage: leadline migrate [flags]\n\nApplies the database migrations that are not applied yet; safe when several replicas start at once.",
+	"apply":       "Usage: leadline apply -f setup.yaml [flags]\n\nCreates or updates the workspaces the file describes (members, clients, stages, tags, lists, blacklist).\nApplying the same file again changes nothing; nothing is ever deleted.",
+	"keys create": "Usage: leadline keys create --workspace NAME --member EMAIL --role ROLE [flags]\n\nCreates an API key acting as the member and prints it once; only its hash is kept.",
+	"keys list":   "Usage: leadline keys list --workspace NAME [flags]\n\nLists the workspace's keys (never the secrets).",
+	"keys revoke": "Usage: leadline keys revoke --workspace NAME --key ID [flags]\n\nRevokes a key at once.",
+	"version":     "Usage: leadline version\n\nPrints the module version and the VCS revision of this build.",
+	"demo":        "Usage: leadline demo [flags]\n\nCreates (or refreshes) the demo workspace with leads, and prints a new key per role; earlier demo keys are revoked.",
+}
+
+const keysHelp = `Usage: leadline keys create|list|revoke [flags]
+
+  create   create an API key acting as a member; it is shown once
+  list     list a workspace's keys
+  revoke   revoke a key
+
+Run 'leadline keys COMMAND --help' for a command's flags.
+`
+
+func (h *helpRequest) print(w io.Writer) {
+	if h.fs == nil {
+		fmt.Fprint(w, h.text)
+		return
+	}
+	fmt.Fprintf(w, "%s\n\nFlags:\n", commandHelp[h.fs.Name()])
+	h.fs.SetOutput(w)
+	h.fs.PrintDefaults()
+}
+
+// cmdVersion prints the module version and the revision it was built
+// from, as the build recorded them.
+func cmdVersion(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, versionLine())
+	return nil
+}
+
+func versionLine() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "leadline (unknown version: no build information)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	parts := []string{"leadline " + version}
+	if rev := settings["vcs.revision"]; rev != "" {
+		r := "revision " + rev
+		if t := settings["vcs.time"]; t != "" {
+			r += " (" + t + ")"
+		}
+		if settings["vcs.modified"] == "true" {
+			r += ", modified"
+		}
+		parts = append(parts, r)
+	} else {
+		parts = append(parts, "revision unknown (built without VCS information)")
+	}
+	parts = append(parts, info.GoVersion)
+	return strings.Join(parts, ", ")
+}
