@@ -44,6 +44,7 @@ func main() {
 	dsn := flag.String("db", "/tmp/leadline-bench.db", "database")
 	n := flag.Int("leads", 1_000_000, "leads to seed")
 	reqs := flag.Int("n", 300, "requests per measured operation")
+	throughputOnly := flag.Bool("throughput-only", false, "skip the latency table; measure only the throughput phases")
 	flag.Parse()
 	ctx := context.Background()
 	d, err := db.Open(ctx, *dsn)
@@ -162,6 +163,9 @@ func main() {
 	fmt.Println("| operation | HTTP p50 | HTTP p95 | service p50 | service p95 | server time beyond its SQL |")
 	fmt.Println("|---|---|---|---|---|---|")
 	var upsertHTTP []time.Duration
+	if *throughputOnly {
+		ops = nil
+	}
 	for _, o := range ops {
 		var hs, ss []time.Duration
 		serverTime.Store(0)
@@ -185,11 +189,13 @@ func main() {
 		over := float64(serverTime.Load()-sqlTime.Load()) / float64(sqlTime.Load())
 		fmt.Printf("| %s | %s | %s | %s | %s | %.0f%% |\n", o.name, ms(hp50), ms(hp95), ms(sp50), ms(sp95), 100*over)
 	}
-	var sum time.Duration
-	for _, d := range upsertHTTP {
-		sum += d
+	if len(upsertHTTP) > 0 {
+		var sum time.Duration
+		for _, d := range upsertHTTP {
+			sum += d
+		}
+		fmt.Printf("\nupserts per second (one client, sequential, HTTP): %.0f\n", float64(len(upsertHTTP))/sum.Seconds())
 	}
-	fmt.Printf("\nupserts per second (one client, sequential, HTTP): %.0f\n", float64(len(upsertHTTP))/sum.Seconds())
 
 	// Throughput with several clients at once, as real clients send:
 	// every field, emails included.
