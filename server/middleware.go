@@ -83,15 +83,13 @@ func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 		// /v1/leads/../me) to its cleaned form. leadline names each
 		// resource by one path, so such a path is not found.
 		if p := r.URL.Path; p == "" || cleanPath(p) != p {
-			body := fromAPI(apikit.NotFound(fmt.Sprintf("Route %s %s", r.Method, r.URL.EscapedPath())))
-			body.Err.Remedy = "Send the path without empty segments, . or ..; /v1/docs lists every operation."
-			writeEnvelope(w, body)
+			writeNotFound(w, fmt.Sprintf("Route %s %s", r.Method, r.URL.EscapedPath()),
+				"Send the path without empty segments, . or ..; /v1/docs lists every operation.")
 			return
 		}
 		if name, ok := strings.CutPrefix(r.URL.Path, s.schemasPath+"/"); ok && r.Method == http.MethodGet && !s.hasSchema(name) {
-			body := fromAPI(apikit.NotFound(fmt.Sprintf("Schema %q", strings.TrimSuffix(name, ".json"))))
-			body.Err.Remedy = "Use a schema name from components.schemas in /v1/openapi.json."
-			writeEnvelope(w, body)
+			writeNotFound(w, fmt.Sprintf("Schema %q", strings.TrimSuffix(name, ".json")),
+				"Use a schema name from components.schemas in /v1/openapi.json.")
 			return
 		}
 		if _, pattern := mux.Handler(r); pattern != "" {
@@ -105,14 +103,12 @@ func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 		if probe.status == http.StatusMethodNotAllowed {
 			allow := probe.header.Get("Allow")
 			w.Header().Set("Allow", allow)
-			body := fromAPI(apikit.NotFound(fmt.Sprintf("Method %s on %s", r.Method, r.URL.Path)))
-			body.Err.Remedy = "This route accepts " + strings.ReplaceAll(allow, ", ", " or ") + "; /v1/docs lists every operation."
-			writeEnvelope(w, body)
+			writeNotFound(w, fmt.Sprintf("Method %s on %s", r.Method, r.URL.Path),
+				"This route accepts "+strings.ReplaceAll(allow, ", ", " or ")+"; /v1/docs lists every operation.")
 			return
 		}
-		body := fromAPI(apikit.NotFound(fmt.Sprintf("Route %s %s", r.Method, r.URL.Path)))
-		body.Err.Remedy = "Check the path: every operation starts with /v1; /v1/docs lists them all."
-		writeEnvelope(w, body)
+		writeNotFound(w, fmt.Sprintf("Route %s %s", r.Method, r.URL.Path),
+			"Check the path: every operation starts with /v1; /v1/docs lists them all.")
 	})
 }
 
@@ -152,6 +148,13 @@ func (p *probeWriter) WriteHeader(code int) {
 	if p.status == 0 {
 		p.status = code
 	}
+}
+
+// writeNotFound answers 404 E_NOT_FOUND for what, with remedy.
+func writeNotFound(w http.ResponseWriter, what, remedy string) {
+	body := fromAPI(apikit.NotFound(what))
+	body.Err.Remedy = remedy
+	writeEnvelope(w, body)
 }
 
 func writeEnvelope(w http.ResponseWriter, b *ErrorBody) {

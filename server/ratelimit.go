@@ -58,8 +58,13 @@ type limiter struct {
 func newLimiter(d *db.DB, clock apikit.Clock, limits RateLimits) *limiter {
 	l := &limiter{db: d, clock: clock, limits: limits}
 	if d.Engine == db.SQLite {
-		v, _ := localByPath.LoadOrStore(d.Path, &localCounts{counts: map[windowKey]*localCount{}})
-		l.local = v.(*localCounts)
+		l.local = &localCounts{counts: map[windowKey]*localCount{}}
+		// Handles on one file share its counts; an in-memory database is
+		// its own.
+		if _, onFile := db.SQLiteFile(d.Path); onFile {
+			v, _ := localByPath.LoadOrStore(d.Path, l.local)
+			l.local = v.(*localCounts)
+		}
 	}
 	return l
 }

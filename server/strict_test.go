@@ -1,7 +1,9 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -243,5 +245,22 @@ func TestOtherClientsRevealOnlyExistence(t *testing.T) {
 		r = e.call("GET", "/v1/leads?email=hidden@initech.test", "globex", nil)
 		is.Equal(r.Body["total"], float64(0))
 		check(r)
+	})
+}
+
+// TestRepeatedIdempotencyKey: two Idempotency-Key headers on one request
+// are refused; which one would count is not for the server to guess.
+func TestRepeatedIdempotencyKey(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		req := httptest.NewRequest("POST", "/v1/leads", strings.NewReader(`{"linkedin_id":"twice-1"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+e.keys["member"])
+		req.Header.Add("Idempotency-Key", "a")
+		req.Header.Add("Idempotency-Key", "b")
+		rec := httptest.NewRecorder()
+		e.handler.ServeHTTP(rec, req)
+		r := &resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
+		_ = json.Unmarshal(r.Raw, &r.Body)
+		assertEnvelope(t, r, 422, apikit.EPayloadInvalid)
 	})
 }
