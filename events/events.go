@@ -18,14 +18,20 @@ import (
 type Event struct {
 	bun.BaseModel `bun:"table:events"`
 
-	ID          string         `bun:"id,pk" json:"id"`
-	WorkspaceID string         `bun:"workspace_id" json:"-"`
-	LeadID      string         `bun:"lead_id,nullzero" json:"lead_id,omitempty"`
-	Kind        string         `bun:"kind" json:"kind"`
-	MemberID    string         `bun:"member_id,nullzero" json:"member_id,omitempty"`
-	KeyID       string         `bun:"key_id,nullzero" json:"key_id,omitempty"`
-	Data        map[string]any `bun:"data,type:jsonb" json:"data"`
-	CreatedAt   time.Time      `bun:"created_at" json:"created_at"`
+	ID          string `bun:"id,pk" json:"id"`
+	WorkspaceID string `bun:"workspace_id" json:"-"`
+	LeadID      string `bun:"lead_id,nullzero" json:"lead_id,omitempty"`
+	// SenderID, SequenceID, EnrollmentID and StepID name what an engine
+	// event concerns, so that exports and reports need not read data.
+	SenderID     string         `bun:"sender_id,nullzero" json:"sender_id,omitempty"`
+	SequenceID   string         `bun:"sequence_id,nullzero" json:"sequence_id,omitempty"`
+	EnrollmentID string         `bun:"enrollment_id,nullzero" json:"enrollment_id,omitempty"`
+	StepID       string         `bun:"step_id,nullzero" json:"step_id,omitempty"`
+	Kind         string         `bun:"kind" json:"kind"`
+	MemberID     string         `bun:"member_id,nullzero" json:"member_id,omitempty"`
+	KeyID        string         `bun:"key_id,nullzero" json:"key_id,omitempty"`
+	Data         map[string]any `bun:"data,type:jsonb" json:"data"`
+	CreatedAt    time.Time      `bun:"created_at" json:"created_at"`
 }
 
 // Log writes and reads the activity log.

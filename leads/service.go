@@ -2,7 +2,6 @@ package leads
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/leadline/leadline/apikit"
@@ -80,17 +79,11 @@ func (s *Service) detail(ctx context.Context, l *Lead) (*LeadDetail, error) {
 // Returns E_FORBIDDEN for a client filter outside a scoped key's clients
 // and E_PAYLOAD_INVALID for a bad limit or offset.
 func (s *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[Lead], error) {
-	if f.Limit == 0 {
-		f.Limit = apikit.DefaultLimit
+	if err := apikit.CheckPage(&f.Limit, f.Offset); err != nil {
+		return apikit.Page[Lead]{}, err
 	}
-	if f.Limit < 1 || f.Limit > apikit.MaxLimit {
-		return apikit.Page[Lead]{}, apikit.Invalid(fmt.Sprintf("limit must be between 1 and %d.", apikit.MaxLimit), "Use a limit from 1 to 200 and page with offset.")
-	}
-	if f.Offset < 0 {
-		return apikit.Page[Lead]{}, apikit.Invalid("offset must be 0 or more.", "Use an offset of 0 or more.")
-	}
-	if f.ClientID != "" && !p.SeesClient(f.ClientID) {
-		return apikit.Page[Lead]{}, apikit.Forbidden("This key is limited to other clients.", "Filter by one of the clients in GET /v1/me, or leave client_id out.")
+	if err := apikit.CheckClientFilter(p, f.ClientID); err != nil {
+		return apikit.Page[Lead]{}, err
 	}
 	f.Q = strings.TrimSpace(f.Q)
 	f.Email = strings.TrimSpace(f.Email)

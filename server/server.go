@@ -17,6 +17,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -39,6 +40,7 @@ type Server struct {
 	workspaces *workspace.Service
 	events     *events.Log
 	leads      *leads.Service
+	senders    *senders.Service
 	limiter    *limiter
 	idem       *idempotency
 	mux        *http.ServeMux
@@ -64,6 +66,7 @@ func New(cfg Config) *Server {
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: ws, events: log,
 		leads:   leads.NewService(cfg.DB, cfg.Clock, ws, log),
+		senders: senders.NewService(cfg.DB, cfg.Clock, log),
 		limiter: newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:    newIdempotency(cfg.DB, cfg.Clock),
 		mux:     http.NewServeMux(),
@@ -91,6 +94,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.registerMeta()
 	s.registerLeads()
+	s.registerSenders()
 	s.canonicalIDs()
 	return s
 }

@@ -99,7 +99,7 @@ func (s *Service) Apply(ctx context.Context, setup Setup) ([]string, error) {
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		changes = nil
 		for _, ws := range setup.Workspaces {
-			c, err := s.applyOne(ctx, ws)
+			_, c, err := s.applyOne(ctx, ws)
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,36 @@ func (s *Service) Apply(ctx context.Context, setup Setup) ([]string, error) {
 	return changes, err
 }
 
-func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, error) {
+// ApplyWorkspace creates or updates one workspace as ws describes, inside
+// the transaction ctx carries, and returns it with its clients by name and
+// one line per change. Areas that a setup file configures under a
+// workspace (senders, sequences) apply theirs after it, in the same
+// transaction.
+// Returns E_PAYLOAD_INVALID for an invalid spec.
+func (s *Service) ApplyWorkspace(ctx context.Context, ws WorkspaceSpec) (*Workspace, map[string]string, []string, error) {
+	if err := ws.validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	var (
+		w       *Workspace
+		changes []string
+		clients = map[string]string{}
+	)
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if w, changes, err = s.applyOne(ctx, ws); err != nil {
+			return err
+		}
+		named, err := s.store.Named(ctx, w.ID, Clients, nil)
+		for _, n := range named {
+			clients[n.Name] = n.ID
+		}
+		return err
+	})
+	return w, clients, changes, err
+}
+
+func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) (*Workspace, []string, error) {
 	now := s.clock.Now()
 	var changes []string
 	say := func(format string, args ...any) {
@@ -119,7 +148,7 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 	w, err := s.store.WorkspaceByName(ctx, ws.Name)
 	insert := db.IsNoRows(err)
 	if err != nil && !insert {
-		return nil, err
+		return nil, nil, err
 	}
 	if insert {
 		w = &Workspace{ID: apikit.NewID(), Name: ws.Name, Timezone: "UTC", Plan: apikit.PlanStarter, CreatedAt: now}
@@ -149,13 +178,13 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 	if insert || w.Timezone != before.Timezone || w.Plan != before.Plan || w.Suspended != before.Suspended {
 		w.UpdatedAt = now
 		if err := s.store.SaveWorkspace(ctx, w, insert); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
 	hadOwner, err := s.hasActiveOwner(ctx, w.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, ms := range ws.Members {
 		active := ms.Active == nil || *ms.Active
@@ -164,12 +193,12 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 			m = &Member{ID: apikit.NewID(), WorkspaceID: w.ID, Email: strings.ToLower(strings.TrimSpace(ms.Email)),
 				Role: ms.Role, Active: active, CreatedAt: now, UpdatedAt: now}
 			if err := s.store.SaveMember(ctx, m, true); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			say("member %s added as %s%s", m.Email, m.Role, map[bool]string{true: "", false: " (inactive)"}[active])
 			continue
 		} else if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m.Role == ms.Role && m.Active == active {
 			continue
@@ -186,15 +215,15 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		revoke := m.Active != active
 		m.Role, m.Active, m.UpdatedAt = ms.Role, active, now
 		if err := s.store.SaveMember(ctx, m, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if revoke {
 			ids, err := s.store.RevokeMemberKeys(ctx, m.ID, now)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := s.revoked(ctx, w.ID, m.ID, RevokedMemberLeft, ids...); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(ids) > 0 {
 				say("member %s: %d key(s) revoked", m.Email, len(ids))
@@ -202,9 +231,9 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		}
 	}
 	if hasOwner, err := s.hasActiveOwner(ctx, w.ID); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if hadOwner && !hasOwner {
-		return nil, apikit.Invalid(fmt.Sprintf("Workspace %q would have no active owner: the file demotes or deactivates the last one.", ws.Name),
+		return nil, nil, apikit.Invalid(fmt.Sprintf("Workspace %q would have no active owner: the file demotes or deactivates the last one.", ws.Name),
 			"Keep at least one member with role owner and active: true; promote another member to owner first, then change this one.")
 	}
 
@@ -215,14 +244,14 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		names := slices.Compact(slices.Sorted(slices.Values(kn.names)))
 		have, err := s.store.NamedByName(ctx, w.ID, kn.kind, names)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, n := range names {
 			if slices.ContainsFunc(have, func(h Named) bool { return h.Name == n }) {
 				continue
 			}
 			if err := s.store.InsertNamed(ctx, w.ID, kn.kind, Named{ID: apikit.NewID(), Name: n}, now); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			say("%s %q added", strings.TrimSuffix(string(kn.kind), "s"), n)
 		}
@@ -235,14 +264,14 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) ([]string, err
 		for _, v := range nonEmptyLower(bl.values...) {
 			added, err := s.store.InsertBlacklist(ctx, &blacklistRow{ID: apikit.NewID(), WorkspaceID: w.ID, Kind: bl.kind, Value: v, CreatedAt: now})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if added {
 				say("blacklist %s %q added", bl.kind, v)
 			}
 		}
 	}
-	return changes, nil
+	return w, changes, nil
 }
 
 // hasActiveOwner reports whether the workspace has an active owner.

@@ -16,11 +16,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/server"
+	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -146,14 +145,13 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 	if *file == "" {
 		return usageError{"apply: -f setup.yaml is required"}
 	}
-	raw, err := os.ReadFile(*file)
+	f, err := os.Open(*file)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", *file, err)
 	}
-	var setup workspace.Setup
-	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&setup); err != nil && !errors.Is(err, io.EOF) {
+	defer f.Close()
+	parsed, err := setup.Decode(f)
+	if err != nil {
 		return fmt.Errorf("%s is not a valid setup file: %w", *file, err)
 	}
 	d, err := openDB(ctx, *dsn)
@@ -161,7 +159,7 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	changes, err := workspace.NewService(d, apikit.SystemClock{}).Apply(ctx, setup)
+	changes, err := setup.Apply(ctx, d, apikit.SystemClock{}, parsed)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,15 @@ const setupYAML = `workspaces:
     tags: [vip, event-2026]
     lists: [Berlin CTOs]
     blacklist: {companies: [Umbrella], domains: [umbrella.test], linkedin: []}
+    senders:
+      - name: anna
+        channel: linkedin
+        client: Globex
+        monthly_cost: 79
+        schedule: {mon-fri: ["09:00-12:00", "13:00-17:30"], sat: ["10:00-12:00"]}
+        caps: {invite: 25, invite_week: 120, profile_view: 80}
+        warmup: {start: 2026-11-01, from: 5, step: 5}
+      - {name: mail, channel: email, address: sales@acme.test, timezone: America/New_York}
 `
 
 func runCmd(args ...string) (string, error) {
@@ -48,9 +57,20 @@ func TestCommands(t *testing.T) {
 	out, err = runCmd("apply", "--db", dbPath, "-f", setup)
 	is.NoErr(err)
 	is.True(strings.Contains(out, "workspace acme: created"))
+	is.True(strings.Contains(out, "workspace acme: sender anna added (linkedin)"))
+	is.True(strings.Contains(out, "workspace acme: sender mail added (email)"))
 	out, err = runCmd("apply", "--db", dbPath, "-f", setup)
 	is.NoErr(err)
 	is.Equal(out, "no changes\n") // applying again changes nothing
+	// A cap above the platform ceiling is refused, and nothing changes.
+	over := filepath.Join(dir, "over.yaml")
+	is.NoErr(os.WriteFile(over, []byte(strings.Replace(setupYAML, "invite: 25", "invite: 150", 1)), 0o600))
+	_, err = runCmd("apply", "--db", dbPath, "-f", over)
+	is.True(err != nil && strings.Contains(err.Error(), `Workspace "acme": Sender "anna": cap invite: 150 is above the platform ceiling of 100`))
+	typo := filepath.Join(dir, "typo.yaml")
+	is.NoErr(os.WriteFile(typo, []byte(strings.Replace(setupYAML, "monthly_cost", "monthly_costs", 1)), 0o600))
+	_, err = runCmd("apply", "--db", dbPath, "-f", typo)
+	is.True(err != nil && strings.Contains(err.Error(), "monthly_costs"))
 
 	out, err = runCmd("keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "owner@acme.test",
 		"--role", "member", "--client", "Globex", "--expires", "2099-01-01", "--name", "zap", "--json")

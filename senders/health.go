@@ -1,0 +1,201 @@
+package senders
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+)
+
+// Signals a transport reports about a sender's account.
+const (
+	// SignalAuthFailed: the provider refused the account's credentials.
+	SignalAuthFailed = "auth_failed"
+	// SignalRestricted: the provider restricted the account.
+	SignalRestricted = "restriction_notice"
+	// SignalLimit: the provider says a limit was hit; it lasts until the
+	// sender's local midnight.
+	SignalLimit = "limit_notice"
+	// SignalRecovered: the provider reports the account usable again; it
+	// clears the three signals above.
+	SignalRecovered = "recovered"
+)
+
+// Health rules on the sender's own numbers.
+const (
+	// MinAcceptanceSample is how many settled invitations the acceptance
+	// rate needs before it judges a sender.
+	MinAcceptanceSample = 50
+	// AcceptanceSample is how many of the latest settled invitations the
+	// rate is computed over.
+	AcceptanceSample = 100
+	// LowAcceptance is the rate below which a sender gets a warning.
+	LowAcceptance = 0.20
+	// MaxPending is the number of pending invitations above which a sender
+	// gets a warning.
+	MaxPending = 500
+	// InviteSettle is how old an invitation must be to count in the
+	// acceptance rate: younger ones may still be accepted.
+	InviteSettle = 7 * 24 * time.Hour
+	// InviteStale is when a pending invitation is withdrawn.
+	InviteStale = 21 * 24 * time.Hour
+)
+
+// EventHealthChanged is the activity-log kind of a sender's change of
+// health state; EventInvitationsWithdrawn of stale invitations withdrawn.
+const (
+	EventHealthChanged        = "sender.health_changed"
+	EventInvitationsWithdrawn = "sender.invitations_withdrawn"
+)
+
+// HealthView is a sender's health and what it rests on.
+type HealthView struct {
+	SenderID           string     `json:"sender_id" format:"uuid"`
+	State              Health     `json:"state" enum:"healthy,warning,restricted,disconnected"`
+	Reasons            []Reason   `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
+	AcceptanceRate     *float64   `json:"acceptance_rate" doc:"Share of the latest 100 invitations older than 7 days that were accepted; null before any."`
+	PendingInvitations int        `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those older than 21 days are withdrawn automatically."`
+	LastError          *string    `json:"last_error" doc:"The last error the transport reported for this sender."`
+	CheckedAt          *time.Time `json:"checked_at" doc:"When health was last computed."`
+}
+
+func stateOf(reasons []Reason) Health {
+	state := Healthy
+	for _, r := range reasons {
+		switch r.Code {
+		case SignalAuthFailed:
+			return Disconnected
+		case SignalRestricted:
+			state = Restricted
+		default:
+			if state == Healthy {
+				state = Warning
+			}
+		}
+	}
+	return state
+}
+
+// Signal records what a transport reported about s at the time of the
+// clock, with the provider's message, and recomputes its health. It runs in
+// the transaction ctx carries, or its own.
+func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message string) error {
+	return svc.db.InTx(ctx, func(ctx context.Context) error {
+		now := svc.clock.Now()
+		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r Reason) bool {
+			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
+		})
+		switch signal {
+		case SignalAuthFailed, SignalRestricted:
+			reasons = append(reasons, Reason{Code: signal, Message: message})
+		case SignalLimit:
+			until := NextMidnight(now, s.Location())
+			reasons = append(reasons, Reason{Code: signal, Message: message, Until: &until})
+		case SignalRecovered:
+		default:
+			return fmt.Errorf("senders: unknown signal %q", signal)
+		}
+		if signal != SignalRecovered && message != "" {
+			s.LastError = &message
+		}
+		s.HealthReasons = reasons
+		return svc.recheck(ctx, s, now)
+	})
+}
+
+func isSignal(code string) bool {
+	return code == SignalAuthFailed || code == SignalRestricted || code == SignalLimit
+}
+
+// Recheck withdraws s's stale invitations and recomputes its health from
+// its signals and its numbers, writing an event when the state changes.
+func (svc *Service) Recheck(ctx context.Context, s *Sender) error {
+	return svc.db.InTx(ctx, func(ctx context.Context) error {
+		return svc.recheck(ctx, s, svc.clock.Now())
+	})
+}
+
+func (svc *Service) recheck(ctx context.Context, s *Sender, now time.Time) error {
+	if s.Channel == LinkedIn {
+		n, err := svc.store.WithdrawStale(ctx, s.ID, now.Add(-InviteStale), now)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			if err := svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventInvitationsWithdrawn,
+				Data: map[string]any{"sender_id": s.ID, "withdrawn": n, "older_than_days": int(InviteStale.Hours() / 24)}}}); err != nil {
+				return err
+			}
+		}
+	}
+	// Signals that lapsed are dropped; rules on numbers are recomputed.
+	reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r Reason) bool {
+		return !isSignal(r.Code) || (r.Until != nil && !r.Until.After(now))
+	})
+	if s.Channel == LinkedIn {
+		sent, accepted, pending, err := svc.store.InvitationStats(ctx, s.ID, now.Add(-InviteSettle), AcceptanceSample)
+		if err != nil {
+			return err
+		}
+		if sent >= MinAcceptanceSample && float64(accepted) < LowAcceptance*float64(sent) {
+			reasons = append(reasons, Reason{Code: "low_acceptance",
+				Message: fmt.Sprintf("Only %d of the latest %d settled invitations were accepted (below 20%%); LinkedIn restricts accounts whose invitations are ignored.", accepted, sent)})
+		}
+		if pending > MaxPending {
+			reasons = append(reasons, Reason{Code: "too_many_pending",
+				Message: fmt.Sprintf("%d invitations are pending (more than %d); LinkedIn restricts accounts with many unanswered invitations.", pending, MaxPending)})
+		}
+	}
+	before := s.Health
+	s.HealthReasons = reasons
+	s.Health = stateOf(reasons)
+	s.HealthCheckedAt = &now
+	if s.Health != before {
+		s.UpdatedAt = now
+		codes := []string{}
+		for _, r := range reasons {
+			codes = append(codes, r.Code)
+		}
+		if err := svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventHealthChanged,
+			Data: map[string]any{"sender_id": s.ID, "from": string(before), "to": string(s.Health), "reasons": codes}}}); err != nil {
+			return err
+		}
+	}
+	return svc.store.Save(ctx, s, false)
+}
+
+// health builds the health view of s.
+func (svc *Service) health(ctx context.Context, s *Sender) (*HealthView, error) {
+	v := &HealthView{SenderID: s.ID, State: s.Health, Reasons: s.HealthReasons, LastError: s.LastError, CheckedAt: s.HealthCheckedAt}
+	if v.Reasons == nil {
+		v.Reasons = []Reason{}
+	}
+	if s.Channel == LinkedIn {
+		sent, accepted, pending, err := svc.store.InvitationStats(ctx, s.ID, svc.clock.Now().Add(-InviteSettle), AcceptanceSample)
+		if err != nil {
+			return nil, err
+		}
+		if sent > 0 {
+			r := float64(accepted) / float64(sent)
+			v.AcceptanceRate = &r
+		}
+		v.PendingInvitations = pending
+	}
+	return v, nil
+}
+
+// RecordInvite records that s sent lead an invitation at the time of the
+// clock, inside the transaction ctx carries.
+func (svc *Service) RecordInvite(ctx context.Context, s *Sender, leadID string, withNote bool) error {
+	return svc.store.InsertInvitation(ctx, &Invitation{ID: apikit.NewID(), WorkspaceID: s.WorkspaceID, SenderID: s.ID,
+		LeadID: leadID, WithNote: withNote, SentAt: svc.clock.Now()})
+}
+
+// InviteAccepted marks s's pending invitation to lead accepted, and reports
+// whether there was one.
+func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string) (bool, error) {
+	return svc.store.AcceptInvitation(ctx, s.ID, leadID, svc.clock.Now())
+}

@@ -1,0 +1,188 @@
+// Package senders holds sender accounts (LinkedIn accounts and mailboxes):
+// their working-hours schedules, daily caps, warm-up ramps and health, the
+// budgets that count what each sender used today, and the Transport that
+// performs actions for them.
+package senders
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Channel is how a sender reaches people.
+type Channel string
+
+// The channels.
+const (
+	LinkedIn Channel = "linkedin"
+	Email    Channel = "email"
+)
+
+// Action is something a sender does that counts against a daily cap.
+type Action string
+
+// The capped actions.
+const (
+	ProfileView Action = "profile_view"
+	Invite      Action = "invite"
+	Message     Action = "message"
+	InMail      Action = "inmail"
+	Follow      Action = "follow"
+	Like        Action = "like"
+	SendEmail   Action = "email"
+)
+
+// Actions lists every capped action in a stable order.
+var Actions = []Action{ProfileView, Invite, Message, InMail, Follow, Like, SendEmail}
+
+// Channel returns the channel an action is performed on.
+func (a Action) Channel() Channel {
+	if a == SendEmail {
+		return Email
+	}
+	return LinkedIn
+}
+
+// Valid reports whether a is one of the capped actions.
+func (a Action) Valid() bool {
+	_, ok := Ceilings[a]
+	return ok
+}
+
+// InviteWeek is the key of the rolling 7-day invitation cap in Caps.
+const InviteWeek = "invite_week"
+
+// Ceilings are the platform's hard daily limits (and, under InviteWeek, the
+// 7-day invitation limit). They are LinkedIn-safe: no configuration can go
+// above them.
+var Ceilings = map[Action]int{
+	ProfileView: 150, Invite: 100, Message: 150, InMail: 50, Follow: 100, Like: 100, SendEmail: 200,
+}
+
+// CeilingInviteWeek is the platform's limit on invitations in any 7 local days.
+const CeilingInviteWeek = 200
+
+// Defaults are the conservative daily caps a sender gets for an action its
+// configuration leaves out.
+var Defaults = map[Action]int{
+	ProfileView: 50, Invite: 20, Message: 50, InMail: 20, Follow: 30, Like: 30, SendEmail: 30,
+}
+
+// DefaultInviteWeek is the 7-day invitation cap when none is configured.
+const DefaultInviteWeek = 100
+
+// FreeNotesPerMonth is how many invitations a month a LinkedIn account
+// without premium may send with a personal note.
+const FreeNotesPerMonth = 5
+
+// Status is whether a sender may be used.
+type Status string
+
+// The statuses a setup file can set.
+const (
+	Active Status = "active"
+	Paused Status = "paused"
+)
+
+// Health is a sender's standing with its provider.
+type Health string
+
+// The health states, best first.
+const (
+	Healthy      Health = "healthy"
+	Warning      Health = "warning"
+	Restricted   Health = "restricted"
+	Disconnected Health = "disconnected"
+)
+
+// Sender is a LinkedIn account or a mailbox that sequences send through.
+type Sender struct {
+	bun.BaseModel `bun:"table:senders,alias:s"`
+
+	ID          string    `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID string    `bun:"workspace_id" json:"-"`
+	ClientID    *string   `bun:"client_id" json:"client_id" format:"uuid" doc:"The client this sender works for; null for a workspace-wide sender."`
+	Name        string    `bun:"name" json:"name"`
+	Channel     Channel   `bun:"channel" json:"channel" enum:"linkedin,email"`
+	Address     *string   `bun:"address" json:"address" doc:"The mailbox address of an email sender; null for LinkedIn."`
+	Timezone    string    `bun:"timezone" json:"timezone" doc:"IANA timezone of the schedule, the daily caps and the warm-up days."`
+	Transport   string    `bun:"transport" json:"transport" enum:"sandbox"`
+	Status      Status    `bun:"status" json:"status" enum:"active,paused"`
+	Premium     bool      `bun:"premium" json:"premium" doc:"LinkedIn premium: without it, 5 invitations a calendar month may carry a note."`
+	MonthlyCost float64   `bun:"monthly_cost" json:"monthly_cost" doc:"What the sender costs a month, in the workspace's currency; spread over its days and work by the cost reports."`
+	Schedule    Schedule  `bun:"schedule,type:jsonb" json:"schedule" doc:"Working windows per weekday (mon..sun), local to timezone, as HH:MM-HH:MM."`
+	Caps        Caps      `bun:"caps,type:jsonb" json:"caps" doc:"Configured daily cap per action, with defaults filled in, and invite_week (any 7 local days)."`
+	Warmup      *Warmup   `bun:"warmup,type:jsonb" json:"warmup" doc:"The warm-up ramp; null when the sender is not warming up."`
+	Health      Health    `bun:"health" json:"health" enum:"healthy,warning,restricted,disconnected"`
+	CreatedAt   time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt   time.Time `bun:"updated_at" json:"updated_at"`
+
+	// The health detail, shown by the health view.
+	HealthReasons   []Reason   `bun:"health_reasons,type:jsonb" json:"-"`
+	LastError       *string    `bun:"last_error" json:"-"`
+	HealthCheckedAt *time.Time `bun:"health_checked_at" json:"-"`
+}
+
+// Location returns the sender's timezone. A stored timezone always loads;
+// UTC stands in should it ever not.
+func (s *Sender) Location() *time.Location {
+	loc, err := time.LoadLocation(s.Timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// Caps are configured daily caps per action plus the 7-day invitation cap.
+type Caps map[string]int
+
+// Daily returns the configured cap of a, or its default.
+func (c Caps) Daily(a Action) int {
+	if v, ok := c[string(a)]; ok {
+		return v
+	}
+	return Defaults[a]
+}
+
+// Week returns the configured 7-day invitation cap, or its default.
+func (c Caps) Week() int {
+	if v, ok := c[InviteWeek]; ok {
+		return v
+	}
+	return DefaultInviteWeek
+}
+
+// Warmup ramps a new sender's caps: on local day n after Start (n = 0, 1,
+// …) every cap is at most From + n·Step.
+type Warmup struct {
+	Start string `json:"start" yaml:"start" format:"date" doc:"The first local day of the ramp, YYYY-MM-DD."`
+	From  int    `json:"from" yaml:"from" minimum:"0" doc:"The cap on the first day."`
+	Step  int    `json:"step" yaml:"step" minimum:"0" doc:"What the cap grows by each day."`
+}
+
+// Cap returns the ramp's cap on the local date day (YYYY-MM-DD). Days
+// before the start count as the first day.
+func (w *Warmup) Cap(day string) int {
+	start, err1 := time.Parse(time.DateOnly, w.Start)
+	d, err2 := time.Parse(time.DateOnly, day)
+	if err1 != nil || err2 != nil {
+		return w.From
+	}
+	n := int(d.Sub(start).Hours() / 24)
+	if n < 0 {
+		n = 0
+	}
+	// Past the point where the ramp exceeds every ceiling it no longer limits.
+	if w.Step > 0 && n > 1000 {
+		return 1 << 30
+	}
+	return w.From + n*w.Step
+}
+
+// Reason is one cause of a sender's health state.
+type Reason struct {
+	Code    string     `json:"code" enum:"auth_failed,restriction_notice,limit_notice,low_acceptance,too_many_pending"`
+	Message string     `json:"message"`
+	Until   *time.Time `json:"until,omitempty" doc:"When the reason lapses by itself (a limit notice lasts until the sender's local midnight)."`
+}

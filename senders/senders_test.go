@@ -1,0 +1,346 @@
+package senders_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/workspace"
+)
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+func TestParseSchedule(t *testing.T) {
+	is := is.New(t)
+	s, err := senders.ParseSchedule(map[string][]string{"mon-fri": {"13:00-17:30", "09:00-12:00"}, "sat": {"10:00-12:00"}})
+	is.NoErr(err)
+	is.Equal(s["wed"], []string{"09:00-12:00", "13:00-17:30"}) // sorted
+	is.Equal(s["sat"], []string{"10:00-12:00"})
+	is.Equal(len(s), 6) // no sunday
+
+	s, err = senders.ParseSchedule(map[string][]string{"fri-mon": {"9:00-24:00"}, "wed": {"10:00-11:00"}})
+	is.NoErr(err)
+	is.Equal(len(s), 5) // fri, sat, sun, mon (wrapping) and wed
+	is.Equal(s["sun"], []string{"09:00-24:00"})
+
+	for spec, want := range map[string]map[string][]string{
+		"overlap":         {"mon": {"09:00-12:00", "11:00-13:00"}},
+		"crosses":         {"mon": {"22:00-02:00"}},
+		"not a day":       {"monday": {"09:00-12:00"}},
+		"bad time":        {"mon": {"9-12"}},
+		"minutes":         {"mon": {"09:60-12:00"}},
+		"twice":           {"mon-fri": {"09:00-12:00"}, "fri": {"13:00-14:00"}},
+		"no window":       {"mon": {}},
+		"after midnight":  {"mon": {"09:00-24:30"}},
+		"empty window":    {"mon": {"09:00-09:00"}},
+		"unknown in list": {"mon,xyz": {"09:00-10:00"}},
+	} {
+		_, err := senders.ParseSchedule(want)
+		if err == nil {
+			t.Errorf("%s: accepted %v", spec, want)
+		}
+	}
+}
+
+func TestScheduleAcrossDaylightSaving(t *testing.T) {
+	is := is.New(t)
+	s := senders.DefaultSchedule() // mon-fri 09:00-17:00
+	// Saturday evening before the spring change (29 March 2026): Monday
+	// 09:00 is CEST, UTC+2.
+	next, ok := s.NextOpen(time.Date(2026, 3, 28, 17, 0, 0, 0, time.UTC), berlin)
+	is.True(ok)
+	is.Equal(next, time.Date(2026, 3, 30, 7, 0, 0, 0, time.UTC))
+	// Friday after work before the autumn change (25 October): Monday 09:00
+	// is CET, UTC+1.
+	next, _ = s.NextOpen(time.Date(2026, 10, 23, 15, 30, 0, 0, time.UTC), berlin)
+	is.Equal(next, time.Date(2026, 10, 26, 8, 0, 0, 0, time.UTC))
+	// Inside a window, now is the answer.
+	at := time.Date(2026, 10, 26, 10, 0, 0, 0, time.UTC)
+	next, _ = s.NextOpen(at, berlin)
+	is.Equal(next, at)
+	is.True(s.Open(at, berlin))
+	is.True(!s.Open(time.Date(2026, 10, 26, 16, 0, 0, 0, time.UTC), berlin)) // 17:00 CET: closed
+	// Budgets reset at local midnight, also on the 25-hour day.
+	is.Equal(senders.NextMidnight(time.Date(2026, 10, 25, 12, 0, 0, 0, time.UTC), berlin), time.Date(2026, 10, 25, 23, 0, 0, 0, time.UTC))
+	is.Equal(senders.NextMidnight(time.Date(2026, 3, 29, 12, 0, 0, 0, time.UTC), berlin), time.Date(2026, 3, 29, 22, 0, 0, 0, time.UTC))
+}
+
+func TestWarmupRamp(t *testing.T) {
+	is := is.New(t)
+	w := senders.Warmup{Start: "2026-11-01", From: 5, Step: 5}
+	is.Equal(w.Cap("2026-10-30"), 5) // before the start: the first day's cap
+	is.Equal(w.Cap("2026-11-01"), 5)
+	is.Equal(w.Cap("2026-11-02"), 10)
+	is.Equal(w.Cap("2026-11-11"), 55)
+}
+
+type bundle struct {
+	db      *db.DB
+	clock   *apikit.FakeClock
+	svc     *senders.Service
+	ws      *workspace.Workspace
+	clients map[string]string
+	owner   senders.Owner
+}
+
+func setup(t *testing.T, d *db.DB, at time.Time) *bundle {
+	t.Helper()
+	clock := apikit.NewFakeClock(at)
+	wsvc := workspace.NewService(d, clock)
+	w, clients, _, err := wsvc.ApplyWorkspace(context.Background(), workspace.WorkspaceSpec{Name: "acme", Timezone: "Europe/Berlin",
+		Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}}, Clients: []string{"Globex"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bundle{db: d, clock: clock, svc: senders.NewService(d, clock, events.NewLog(d, clock)), ws: w, clients: clients,
+		owner: senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone, Clients: clients}}
+}
+
+func (b *bundle) apply(t *testing.T, specs ...senders.Spec) *senders.Sender {
+	t.Helper()
+	if _, err := b.svc.Apply(context.Background(), b.owner, specs); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.svc.ByName(context.Background(), b.ws.ID, specs[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestApplySenders(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		anna := senders.Spec{Name: "anna", Channel: senders.LinkedIn, Client: "Globex", MonthlyCost: 79.999,
+			Schedule: map[string][]string{"mon-fri": {"09:00-12:00", "13:00-17:30"}},
+			Caps:     map[string]int{"invite": 25, "invite_week": 120}, Warmup: &senders.Warmup{Start: "2026-11-01", From: 5, Step: 5}}
+		mail := senders.Spec{Name: "mail", Channel: senders.Email, Address: "Sales@Acme.test", Timezone: "America/New_York", Status: senders.Paused}
+		changes, err := b.svc.Apply(ctx, b.owner, []senders.Spec{anna, mail})
+		is.NoErr(err)
+		is.Equal(changes, []string{"sender anna added (linkedin)", "sender mail added (email)"})
+
+		s, err := b.svc.ByName(ctx, b.ws.ID, "anna")
+		is.NoErr(err)
+		is.Equal(*s.ClientID, b.clients["Globex"])
+		is.Equal(s.Timezone, "Europe/Berlin") // the workspace's
+		is.Equal(s.MonthlyCost, 80.0)
+		is.Equal(s.Caps, senders.Caps{"invite": 25, "invite_week": 120, "profile_view": 50, "message": 50, "inmail": 20, "follow": 30, "like": 30})
+		is.Equal(s.Health, senders.Healthy)
+		m, err := b.svc.ByName(ctx, b.ws.ID, "mail")
+		is.NoErr(err)
+		is.Equal(*m.Address, "sales@acme.test")
+		is.Equal(m.Caps, senders.Caps{"email": 30})
+		is.Equal(m.Status, senders.Paused)
+		is.Equal(m.Schedule, senders.DefaultSchedule())
+
+		// Applying again changes nothing; a change is named.
+		changes, err = b.svc.Apply(ctx, b.owner, []senders.Spec{anna, mail})
+		is.NoErr(err)
+		is.Equal(len(changes), 0)
+		anna.Caps["invite"] = 30
+		changes, err = b.svc.Apply(ctx, b.owner, []senders.Spec{anna})
+		is.NoErr(err)
+		is.Equal(changes, []string{"sender anna updated (caps)"})
+
+		for name, bad := range map[string]senders.Spec{
+			"above ceiling":     {Name: "x", Channel: senders.LinkedIn, Caps: map[string]int{"invite": 101}},
+			"week above":        {Name: "x", Channel: senders.LinkedIn, Caps: map[string]int{"invite_week": 201}},
+			"email cap on li":   {Name: "x", Channel: senders.LinkedIn, Caps: map[string]int{"email": 10}},
+			"unknown action":    {Name: "x", Channel: senders.LinkedIn, Caps: map[string]int{"poke": 10}},
+			"no address":        {Name: "x", Channel: senders.Email},
+			"no channel":        {Name: "x"},
+			"unknown client":    {Name: "x", Channel: senders.LinkedIn, Client: "Nobody"},
+			"bad timezone":      {Name: "x", Channel: senders.LinkedIn, Timezone: "Mars/Olympus"},
+			"other transport":   {Name: "x", Channel: senders.LinkedIn, Transport: "smtp"},
+			"bad status":        {Name: "x", Channel: senders.LinkedIn, Status: "off"},
+			"negative cost":     {Name: "x", Channel: senders.LinkedIn, MonthlyCost: -1},
+			"bad schedule":      {Name: "x", Channel: senders.LinkedIn, Schedule: map[string][]string{"mon": {"18:00-09:00"}}},
+			"bad warmup":        {Name: "x", Channel: senders.LinkedIn, Warmup: &senders.Warmup{Start: "Nov 1"}},
+			"channel change":    {Name: "anna", Channel: senders.Email, Address: "a@b.test"},
+			"premium for email": {Name: "x", Channel: senders.Email, Address: "a@b.test", Premium: true},
+			"no name":           {Channel: senders.LinkedIn},
+		} {
+			_, err := b.svc.Apply(ctx, b.owner, []senders.Spec{bad})
+			if apikit.ErrorCode(err) != apikit.EPayloadInvalid {
+				t.Errorf("%s: got %v", name, err)
+			}
+		}
+		_, err = b.svc.Apply(ctx, b.owner, []senders.Spec{{Name: "x", Channel: senders.LinkedIn, Caps: map[string]int{"invite": 101}}})
+		is.True(strings.Contains(err.Error(), "ceiling of 100"))
+		all, err := b.svc.All(ctx, b.ws.ID)
+		is.NoErr(err)
+		is.Equal(len(all), 2) // nothing of the refused specs was stored
+	})
+}
+
+func TestReserveFollowsTheEffectiveCap(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		// Monday 2 November 2026, 10:00 in Berlin: local day 1 of the ramp.
+		b := setup(t, d, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		s := b.apply(t, senders.Spec{Name: "anna", Channel: senders.LinkedIn, Caps: map[string]int{"invite": 12, "invite_week": 30},
+			Warmup: &senders.Warmup{Start: "2026-11-01", From: 5, Step: 5}})
+		reserve := func(a senders.Action) *senders.Blocked {
+			t.Helper()
+			var blocked *senders.Blocked
+			is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+				var err error
+				blocked, err = b.svc.Reserve(ctx, s, a, b.clock.Now())
+				return err
+			}))
+			return blocked
+		}
+		for range 10 {
+			is.Equal(reserve(senders.Invite), nil)
+		}
+		blocked := reserve(senders.Invite)
+		is.Equal(blocked.Code, "warmup_limit") // day 1: 5 + 1·5 = 10
+		is.Equal(blocked.Until, time.Date(2026, 11, 2, 23, 0, 0, 0, time.UTC))
+
+		// The next local day the ramp allows 15; the configured 12 binds.
+		b.clock.Set(time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC))
+		for range 12 {
+			is.Equal(reserve(senders.Invite), nil)
+		}
+		is.Equal(reserve(senders.Invite).Code, "daily_cap_reached")
+
+		// Day 3: 22 of the 30 a week are used; 8 more, then the week is full
+		// until the first day leaves the window (10 November).
+		b.clock.Set(time.Date(2026, 11, 4, 8, 0, 0, 0, time.UTC))
+		for range 8 {
+			is.Equal(reserve(senders.Invite), nil)
+		}
+		blocked = reserve(senders.Invite)
+		is.Equal(blocked.Code, "weekly_invite_cap_reached")
+		is.Equal(blocked.Until, time.Date(2026, 11, 8, 23, 0, 0, 0, time.UTC)) // 9 Nov local midnight: 2 Nov leaves
+
+		// Budgets show every limit.
+		bud, err := b.svc.Budgets(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
+		is.NoErr(err)
+		is.Equal(bud.Date, "2026-11-04")
+		is.Equal(*bud.InviteWeek, senders.WeekBudget{Cap: 30, Used: 30, Remaining: 0})
+		for _, a := range bud.Actions {
+			if a.Action == senders.Invite {
+				is.Equal(a.Cap, 12)
+				is.Equal(a.Ceiling, 100)
+				is.Equal(*a.WarmupCap, 20)
+				is.Equal(a.HealthCap, nil)
+				is.Equal(a.EffectiveCap, 12)
+				is.Equal(a.Used, 8)
+				is.Equal(a.Remaining, 4)
+			}
+		}
+		is.Equal(len(bud.Actions), 6) // the LinkedIn actions
+
+		// Health: a warning halves, a restriction stops.
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalLimit, "You are close to the weekly invitation limit."))
+		is.Equal(s.Health, senders.Warning)
+		is.Equal(s.Limits(senders.ProfileView, "2026-11-04").EffectiveCap, 10) // min(50, 150, ramp 20) / 2
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalRestricted, "Account restricted."))
+		is.Equal(s.Health, senders.Restricted)
+		is.Equal(reserve(senders.ProfileView).Code, "sender_restricted")
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalRecovered, ""))
+		is.Equal(s.Health, senders.Healthy)
+		// Each change of state is on the activity log.
+		var kinds []string
+		is.NoErr(d.NewSelect().Table("events").Column("kind").Where("sender_id = ?", s.ID).OrderExpr("created_at, id").Scan(ctx, &kinds))
+		is.Equal(kinds, []string{senders.EventHealthChanged, senders.EventHealthChanged, senders.EventHealthChanged})
+	})
+}
+
+func TestReserveUnderConcurrency(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		s := b.apply(t, senders.Spec{Name: "anna", Channel: senders.LinkedIn, Caps: map[string]int{"message": 7}})
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		granted := 0
+		for range 30 {
+			wg.Go(func() {
+				err := d.InTx(context.Background(), func(ctx context.Context) error {
+					blocked, err := b.svc.Reserve(ctx, s, senders.Message, b.clock.Now())
+					if err == nil && blocked == nil {
+						mu.Lock()
+						granted++
+						mu.Unlock()
+					}
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		is.Equal(granted, 7)
+	})
+}
+
+func TestHealthFromTheSendersNumbers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		s := b.apply(t, senders.Spec{Name: "anna", Channel: senders.LinkedIn})
+		var ls []leads.Lead
+		for range 510 {
+			ls = append(ls, leads.Lead{ID: apikit.NewID(), WorkspaceID: b.ws.ID, Custom: map[string]any{}, CreatedAt: b.clock.Now(), UpdatedAt: b.clock.Now()})
+		}
+		_, err := d.NewInsert().Model(&ls).Exec(ctx)
+		is.NoErr(err)
+		// 60 invitations on day 0, 6 accepted: 10%.
+		for i := range 60 {
+			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false))
+		}
+		b.clock.Advance(48 * time.Hour)
+		for i := range 6 {
+			ok, err := b.svc.InviteAccepted(ctx, s, ls[i].ID)
+			is.NoErr(err)
+			is.True(ok)
+		}
+		// Not yet settled: no judgement.
+		is.NoErr(b.svc.Recheck(ctx, s))
+		is.Equal(s.Health, senders.Healthy)
+		b.clock.Advance(6 * 24 * time.Hour)
+		is.NoErr(b.svc.Recheck(ctx, s))
+		is.Equal(s.Health, senders.Warning)
+		is.Equal(s.HealthReasons[0].Code, "low_acceptance")
+		h, err := b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
+		is.NoErr(err)
+		is.Equal(*h.AcceptanceRate, 0.1)
+		is.Equal(h.PendingInvitations, 54)
+
+		// More than 500 pending is a warning of its own.
+		for i := 60; i < 510; i++ {
+			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false))
+		}
+		is.NoErr(b.svc.Recheck(ctx, s))
+		is.Equal(len(s.HealthReasons), 2)
+		is.Equal(s.HealthReasons[1].Code, "too_many_pending")
+
+		// After 21 days the first 54 pending are withdrawn: 450 pending left.
+		b.clock.Advance(14 * 24 * time.Hour)
+		is.NoErr(b.svc.Recheck(ctx, s))
+		h, err = b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
+		is.NoErr(err)
+		is.Equal(h.PendingInvitations, 450)
+		is.Equal(len(h.Reasons), 1) // low acceptance stays: the withdrawn count as not accepted
+		var withdrawn []map[string]any
+		is.NoErr(d.NewSelect().Table("events").Column("data").Where("kind = ?", senders.EventInvitationsWithdrawn).Scan(ctx, &withdrawn))
+		is.Equal(len(withdrawn), 1)
+	})
+}

@@ -1,0 +1,105 @@
+package senders
+
+import (
+	"context"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// EventLog is what the senders area needs of the activity log.
+type EventLog interface {
+	EmitMany(ctx context.Context, evs []events.Event) error
+}
+
+// Service holds the sender rules.
+type Service struct {
+	db    *db.DB
+	store Store
+	clock apikit.Clock
+	log   EventLog
+}
+
+// NewService returns the senders Service on d.
+func NewService(d *db.DB, clock apikit.Clock, log EventLog) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, log: log}
+}
+
+// Visible returns the sender with id if the principal may see it: a
+// client-scoped key sees only its clients' senders.
+// Returns E_NOT_FOUND otherwise.
+func (svc *Service) Visible(ctx context.Context, p apikit.Principal, id string) (*Sender, error) {
+	if !apikit.ValidID(id) {
+		return nil, apikit.NotFound("Sender " + id)
+	}
+	s, err := svc.store.ByID(ctx, p.WorkspaceID, id)
+	if db.IsNoRows(err) {
+		return nil, apikit.NotFound("Sender " + id)
+	} else if err != nil {
+		return nil, err
+	}
+	if !p.SeesClient(deref(s.ClientID)) {
+		return nil, apikit.NotFound("Sender " + id)
+	}
+	return s, nil
+}
+
+// ByID returns the workspace's sender with id, for the engine.
+func (svc *Service) ByID(ctx context.Context, workspaceID, id string) (*Sender, error) {
+	return svc.store.ByID(ctx, workspaceID, id)
+}
+
+// ByName returns the workspace's sender named name.
+func (svc *Service) ByName(ctx context.Context, workspaceID, name string) (*Sender, error) {
+	return svc.store.ByName(ctx, workspaceID, name)
+}
+
+// All returns every sender of the workspace, by name.
+func (svc *Service) All(ctx context.Context, workspaceID string) ([]Sender, error) {
+	return svc.store.InWorkspace(ctx, workspaceID)
+}
+
+// List returns one page of the senders visible to the principal, by name.
+// Returns E_FORBIDDEN for a client filter outside a scoped key's clients
+// and E_PAYLOAD_INVALID for a bad limit or offset.
+func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[Sender], error) {
+	if err := apikit.CheckPage(&f.Limit, f.Offset); err != nil {
+		return apikit.Page[Sender]{}, err
+	}
+	if err := apikit.CheckClientFilter(p, f.ClientID); err != nil {
+		return apikit.Page[Sender]{}, err
+	}
+	out, total, err := svc.store.List(ctx, p.WorkspaceID, p.ClientIDs, f)
+	if err != nil {
+		return apikit.Page[Sender]{}, err
+	}
+	return apikit.NewPage(out, total, f.Limit, f.Offset), nil
+}
+
+// Health returns the health view of a sender.
+// Returns E_NOT_FOUND if the sender is not visible to the principal.
+func (svc *Service) Health(ctx context.Context, p apikit.Principal, id string) (*HealthView, error) {
+	s, err := svc.Visible(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return svc.health(ctx, s)
+}
+
+// Budgets returns a sender's budgets for its local today.
+// Returns E_NOT_FOUND if the sender is not visible to the principal.
+func (svc *Service) Budgets(ctx context.Context, p apikit.Principal, id string) (*Budgets, error) {
+	s, err := svc.Visible(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return svc.budgets(ctx, s, svc.clock.Now())
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,207 @@
+package senders
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Store is the persistence the senders service needs. BunStore serves it on
+// SQLite and Postgres; every method joins the transaction in ctx.
+type Store interface {
+	Save(ctx context.Context, s *Sender, insert bool) error
+	ByID(ctx context.Context, workspaceID, id string) (*Sender, error)
+	ByName(ctx context.Context, workspaceID, name string) (*Sender, error)
+	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error)
+	InWorkspace(ctx context.Context, workspaceID string) ([]Sender, error)
+	Usage(ctx context.Context, senderID, fromDay, toDay string) ([]Usage, error)
+	Take(ctx context.Context, senderID, day, key string, limit int) (bool, error)
+	GiveBack(ctx context.Context, senderID, day, key string) error
+	InsertInvitation(ctx context.Context, inv *Invitation) error
+	AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (bool, error)
+	InvitationStats(ctx context.Context, senderID string, sentBefore time.Time, last int) (sent, accepted, pending int, err error)
+	WithdrawStale(ctx context.Context, senderID string, sentBefore, at time.Time) (int, error)
+}
+
+// Filter narrows a list of senders.
+type Filter struct {
+	ClientID string
+	Channel  Channel
+	Status   Status
+	Limit    int
+	Offset   int
+}
+
+// Usage is what a sender used of one action (or of the month's invitation
+// notes) on one local day.
+type Usage struct {
+	bun.BaseModel `bun:"table:sender_usage"`
+
+	SenderID string `bun:"sender_id,pk"`
+	Day      string `bun:"day,pk"`
+	Action   string `bun:"action,pk"`
+	Used     int    `bun:"used"`
+}
+
+// Invitation is a LinkedIn invitation a sender sent to a lead.
+type Invitation struct {
+	bun.BaseModel `bun:"table:invitations"`
+
+	ID          string     `bun:"id,pk"`
+	WorkspaceID string     `bun:"workspace_id"`
+	SenderID    string     `bun:"sender_id"`
+	LeadID      string     `bun:"lead_id"`
+	WithNote    bool       `bun:"with_note"`
+	SentAt      time.Time  `bun:"sent_at"`
+	AcceptedAt  *time.Time `bun:"accepted_at"`
+	WithdrawnAt *time.Time `bun:"withdrawn_at"`
+}
+
+// BunStore is the Store on bun, for both engines.
+type BunStore struct{ db *db.DB }
+
+// NewBunStore returns the store on d.
+func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+
+// Save inserts or updates s.
+func (b *BunStore) Save(ctx context.Context, s *Sender, insert bool) error {
+	idb := b.db.IDB(ctx)
+	if insert {
+		_, err := idb.NewInsert().Model(s).Exec(ctx)
+		return db.Conflict(err, "A sender named "+s.Name+" already exists in this workspace.", "Give each sender a unique name.")
+	}
+	_, err := idb.NewUpdate().Model(s).WherePK().Exec(ctx)
+	return err
+}
+
+// ByID returns the workspace's sender with id.
+func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Sender, error) {
+	s := new(Sender)
+	err := b.db.IDB(ctx).NewSelect().Model(s).Where("s.workspace_id = ? AND s.id = ?", workspaceID, id).Scan(ctx)
+	return s, err
+}
+
+// ByName returns the workspace's sender named name.
+func (b *BunStore) ByName(ctx context.Context, workspaceID, name string) (*Sender, error) {
+	s := new(Sender)
+	err := b.db.IDB(ctx).NewSelect().Model(s).Where("s.workspace_id = ? AND s.name = ?", workspaceID, name).Scan(ctx)
+	return s, err
+}
+
+// List returns one page of the workspace's senders, by name, limited to the
+// clients in scope when scope is not empty.
+func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error) {
+	var out []Sender
+	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("s.workspace_id = ?", workspaceID)
+	if len(scope) > 0 {
+		q = q.Where("s.client_id IN (?)", bun.In(scope))
+	}
+	if f.ClientID != "" {
+		q = q.Where("s.client_id = ?", f.ClientID)
+	}
+	if f.Channel != "" {
+		q = q.Where("s.channel = ?", f.Channel)
+	}
+	if f.Status != "" {
+		q = q.Where("s.status = ?", f.Status)
+	}
+	n, err := q.OrderExpr("s.name, s.id").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
+	return out, int(n), err
+}
+
+// InWorkspace returns every sender of the workspace, by name.
+func (b *BunStore) InWorkspace(ctx context.Context, workspaceID string) ([]Sender, error) {
+	var out []Sender
+	err := b.db.IDB(ctx).NewSelect().Model(&out).Where("s.workspace_id = ?", workspaceID).OrderExpr("s.name").Scan(ctx)
+	return out, err
+}
+
+// Usage returns a sender's usage rows from fromDay to toDay, inclusive.
+func (b *BunStore) Usage(ctx context.Context, senderID, fromDay, toDay string) ([]Usage, error) {
+	var out []Usage
+	err := b.db.IDB(ctx).NewSelect().Model(&out).
+		Where("sender_id = ? AND day >= ? AND day <= ?", senderID, fromDay, toDay).Scan(ctx)
+	return out, err
+}
+
+// Take adds one to the counter (sender, day, key) when it is below limit,
+// in one statement, and reports whether it did. Inside a transaction the
+// counter's row stays locked until commit, so two runners cannot both take
+// the last unit.
+func (b *BunStore) Take(ctx context.Context, senderID, day, key string, limit int) (bool, error) {
+	if limit <= 0 {
+		return false, nil
+	}
+	var used int
+	err := b.db.IDB(ctx).QueryRowContext(ctx,
+		`INSERT INTO sender_usage (sender_id, day, action, used) VALUES (?, ?, ?, 1)
+		 ON CONFLICT (sender_id, day, action) DO UPDATE SET used = sender_usage.used + 1
+		 WHERE sender_usage.used < ? RETURNING used`, senderID, day, key, limit).Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// GiveBack returns one unit of (sender, day, key): the action it was taken
+// for did not happen.
+func (b *BunStore) GiveBack(ctx context.Context, senderID, day, key string) error {
+	_, err := b.db.IDB(ctx).NewUpdate().Model((*Usage)(nil)).Set("used = used - 1").
+		Where("sender_id = ? AND day = ? AND action = ? AND used > 0", senderID, day, key).Exec(ctx)
+	return err
+}
+
+// InsertInvitation records an invitation; a repeated one to the same lead
+// replaces the earlier record's times.
+func (b *BunStore) InsertInvitation(ctx context.Context, inv *Invitation) error {
+	_, err := b.db.IDB(ctx).NewInsert().Model(inv).
+		On("CONFLICT (sender_id, lead_id) DO UPDATE").
+		Set("sent_at = EXCLUDED.sent_at, with_note = EXCLUDED.with_note, accepted_at = NULL, withdrawn_at = NULL").Exec(ctx)
+	return err
+}
+
+// AcceptInvitation marks the sender's pending invitation to the lead
+// accepted, and reports whether there was one.
+func (b *BunStore) AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (bool, error) {
+	res, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("accepted_at = ?", at).
+		Where("sender_id = ? AND lead_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, leadID).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// InvitationStats counts, over the sender's last invitations sent before
+// sentBefore (at most last of them), how many were sent and accepted; and
+// how many of all its invitations are pending now.
+func (b *BunStore) InvitationStats(ctx context.Context, senderID string, sentBefore time.Time, last int) (sent, accepted, pending int, err error) {
+	idb := b.db.IDB(ctx)
+	recent := idb.NewSelect().Model((*Invitation)(nil)).Column("accepted_at").
+		Where("sender_id = ? AND sent_at < ?", senderID, sentBefore).OrderExpr("sent_at DESC").Limit(int64(last))
+	err = idb.NewSelect().TableExpr("(?) AS r", recent).
+		ColumnExpr("count(*)").ColumnExpr("count(r.accepted_at)").Scan(ctx, &sent, &accepted)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	n, err := idb.NewSelect().Model((*Invitation)(nil)).
+		Where("sender_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID).Count(ctx)
+	return sent, accepted, int(n), err
+}
+
+// WithdrawStale marks the sender's pending invitations sent before
+// sentBefore withdrawn, and returns how many.
+func (b *BunStore) WithdrawStale(ctx context.Context, senderID string, sentBefore, at time.Time) (int, error) {
+	res, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("withdrawn_at = ?", at).
+		Where("sender_id = ? AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, sentBefore).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

@@ -1,0 +1,81 @@
+// Package setup applies a setup file: the declarative form of what the
+// spec leaves to the web application (workspaces with their members,
+// clients, stages, tags, lists and blacklist, and their senders). Applying a
+// file creates or updates everything by name in one transaction; applying
+// it again changes nothing.
+package setup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/workspace"
+)
+
+// File is a whole setup file.
+type File struct {
+	Workspaces []Workspace `yaml:"workspaces"`
+}
+
+// Workspace is one workspace of a setup file with what it owns.
+type Workspace struct {
+	workspace.WorkspaceSpec `yaml:",inline"`
+	Senders                 []senders.Spec `yaml:"senders"`
+}
+
+// Decode reads a setup file. Unknown fields are errors, so that a typo is
+// not silently ignored.
+func Decode(r io.Reader) (File, error) {
+	var f File
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return File{}, err
+	}
+	return f, nil
+}
+
+// Apply applies f on d in one transaction and returns one line per change.
+// Nothing is changed when any part is invalid.
+func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string, error) {
+	log := events.NewLog(d, clock)
+	ws := workspace.NewService(d, clock)
+	ss := senders.NewService(d, clock, log)
+	var changes []string
+	err := d.InTx(ctx, func(ctx context.Context) error {
+		changes = nil
+		for _, spec := range f.Workspaces {
+			w, clients, c, err := ws.ApplyWorkspace(ctx, spec.WorkspaceSpec)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, c...)
+			c, err = ss.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone, Clients: clients}, spec.Senders)
+			if err != nil {
+				return prefix(spec.Name, err)
+			}
+			for _, line := range c {
+				changes = append(changes, fmt.Sprintf("workspace %s: %s", spec.Name, line))
+			}
+		}
+		return nil
+	})
+	return changes, err
+}
+
+// prefix names the workspace in an error's message.
+func prefix(workspaceName string, err error) error {
+	var e *apikit.Error
+	if errors.As(err, &e) {
+		return &apikit.Error{Code: e.Code, Message: fmt.Sprintf("Workspace %q: %s", workspaceName, e.Message), Remedy: e.Remedy}
+	}
+	return err
+}
