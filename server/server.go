@@ -18,6 +18,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -41,6 +42,7 @@ type Server struct {
 	events     *events.Log
 	leads      *leads.Service
 	senders    *senders.Service
+	sequences  *sequences.Service
 	limiter    *limiter
 	idem       *idempotency
 	mux        *http.ServeMux
@@ -62,14 +64,16 @@ func New(cfg Config) *Server {
 	}
 	ws := workspace.NewService(cfg.DB, cfg.Clock)
 	log := events.NewLog(cfg.DB, cfg.Clock)
+	ss := senders.NewService(cfg.DB, cfg.Clock, log)
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: ws, events: log,
-		leads:   leads.NewService(cfg.DB, cfg.Clock, ws, log),
-		senders: senders.NewService(cfg.DB, cfg.Clock, log),
-		limiter: newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
-		idem:    newIdempotency(cfg.DB, cfg.Clock),
-		mux:     http.NewServeMux(),
+		leads:     leads.NewService(cfg.DB, cfg.Clock, ws, log),
+		senders:   ss,
+		sequences: sequences.NewService(cfg.DB, cfg.Clock, ss, log),
+		limiter:   newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
+		idem:      newIdempotency(cfg.DB, cfg.Clock),
+		mux:       http.NewServeMux(),
 	}
 
 	hc := huma.DefaultConfig("leadline", Version)
@@ -95,6 +99,7 @@ func New(cfg Config) *Server {
 	s.registerMeta()
 	s.registerLeads()
 	s.registerSenders()
+	s.registerSequences()
 	s.canonicalIDs()
 	return s
 }

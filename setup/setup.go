@@ -1,6 +1,7 @@
 // Package setup applies a setup file: the declarative form of what the
 // spec leaves to the web application (workspaces with their members,
-// clients, stages, tags, lists and blacklist, and their senders). Applying a
+// clients, stages, tags, lists and blacklist, and their senders and
+// sequences). Applying a
 // file creates or updates everything by name in one transaction; applying
 // it again changes nothing.
 package setup
@@ -17,6 +18,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -28,7 +30,8 @@ type File struct {
 // Workspace is one workspace of a setup file with what it owns.
 type Workspace struct {
 	workspace.WorkspaceSpec `yaml:",inline"`
-	Senders                 []senders.Spec `yaml:"senders"`
+	Senders                 []senders.Spec   `yaml:"senders"`
+	Sequences               []sequences.Spec `yaml:"sequences"`
 }
 
 // Decode reads a setup file. Unknown fields are errors, so that a typo is
@@ -49,6 +52,7 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 	log := events.NewLog(d, clock)
 	ws := workspace.NewService(d, clock)
 	ss := senders.NewService(d, clock, log)
+	qs := sequences.NewService(d, clock, ss, log)
 	var changes []string
 	err := d.InTx(ctx, func(ctx context.Context) error {
 		changes = nil
@@ -62,7 +66,11 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 			if err != nil {
 				return prefix(spec.Name, err)
 			}
-			for _, line := range c {
+			c2, err := qs.Apply(ctx, sequences.Owner{WorkspaceID: w.ID, Clients: clients}, spec.Sequences)
+			if err != nil {
+				return prefix(spec.Name, err)
+			}
+			for _, line := range append(c, c2...) {
 				changes = append(changes, fmt.Sprintf("workspace %s: %s", spec.Name, line))
 			}
 		}

@@ -1,0 +1,137 @@
+package sequences
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Spec is a sequence as a setup file declares it: its steps and the
+// senders (by name) it rotates between. A new sequence is a draft until it
+// is activated.
+type Spec struct {
+	Name    string   `yaml:"name"`
+	Client  string   `yaml:"client"`
+	Senders []string `yaml:"senders"`
+	Steps   []Step   `yaml:"steps"`
+}
+
+// Owner is the workspace a setup file's sequences belong to.
+type Owner struct {
+	WorkspaceID string
+	// Clients maps the workspace's client names to their ids.
+	Clients map[string]string
+}
+
+// Apply creates or updates the owner's sequences by name, inside the
+// transaction ctx carries, and returns one line per change (with the
+// problems of each graph, which block activation, not saving).
+// Returns E_PAYLOAD_INVALID for an unknown client or sender, a sender of
+// another client, or a change to an active sequence's steps or senders.
+func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string, error) {
+	var changes []string
+	seen := map[string]bool{}
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		now := svc.clock.Now()
+		for _, spec := range specs {
+			name := strings.TrimSpace(spec.Name)
+			bad := func(format string, args ...any) error {
+				return apikit.Invalid(fmt.Sprintf("Sequence %q: ", name)+fmt.Sprintf(format, args...), "Fix the sequence in the setup file and apply it again.")
+			}
+			if name == "" {
+				return apikit.Invalid("A sequence has no name.", "Give every sequence a name.")
+			}
+			if seen[name] {
+				return apikit.Invalid(fmt.Sprintf("Sequence %q is listed twice.", name), "List each sequence once.")
+			}
+			seen[name] = true
+			q := &Sequence{Name: name, SenderIDs: []string{}, Steps: spec.Steps}
+			if q.Steps == nil {
+				q.Steps = []Step{}
+			}
+			if spec.Client != "" {
+				id, ok := o.Clients[spec.Client]
+				if !ok {
+					return bad("client %q is not a client of the workspace; add it under clients.", spec.Client)
+				}
+				q.ClientID = &id
+			}
+			for _, sn := range spec.Senders {
+				s, err := svc.senders.ByName(ctx, o.WorkspaceID, sn)
+				if db.IsNoRows(err) {
+					return bad("sender %q is not a sender of the workspace; add it under senders.", sn)
+				} else if err != nil {
+					return err
+				}
+				if s.ClientID != nil && deref(s.ClientID) != deref(q.ClientID) {
+					return bad("sender %q works for another client than the sequence.", sn)
+				}
+				if slices.Contains(q.SenderIDs, s.ID) {
+					return bad("sender %q is listed twice.", sn)
+				}
+				q.SenderIDs = append(q.SenderIDs, s.ID)
+			}
+			old, err := svc.store.ByName(ctx, o.WorkspaceID, name)
+			insert := db.IsNoRows(err)
+			if err != nil && !insert {
+				return err
+			}
+			var what string
+			if insert {
+				q.ID, q.WorkspaceID, q.Status, q.CreatedAt, q.UpdatedAt = apikit.NewID(), o.WorkspaceID, Draft, now, now
+				what = "added (draft)"
+			} else {
+				fields := []string{}
+				if deref(old.ClientID) != deref(q.ClientID) {
+					fields = append(fields, "client")
+				}
+				if !slices.Equal(old.SenderIDs, q.SenderIDs) {
+					fields = append(fields, "senders")
+				}
+				if !sameSteps(old.Steps, q.Steps) {
+					fields = append(fields, "steps")
+				}
+				if len(fields) == 0 {
+					continue
+				}
+				if old.Status == Active {
+					return apikit.Invalid(fmt.Sprintf("Sequence %q is active; its %s cannot change while it runs.", name, strings.Join(fields, " and ")),
+						"Pause it first (POST /v1/sequences/{id}/pause), apply the file, then activate it again. Enrollments keep their place by step id.")
+				}
+				q.ID, q.WorkspaceID, q.Status, q.ActivatedAt, q.PausedAt, q.CreatedAt, q.UpdatedAt =
+					old.ID, old.WorkspaceID, old.Status, old.ActivatedAt, old.PausedAt, old.CreatedAt, now
+				what = "updated (" + strings.Join(fields, ", ") + ")"
+			}
+			if err := svc.store.Save(ctx, q, insert); err != nil {
+				return err
+			}
+			ps, err := svc.Problems(ctx, q)
+			if err != nil {
+				return err
+			}
+			line := fmt.Sprintf("sequence %s %s", name, what)
+			if len(ps) > 0 {
+				codes := make([]string, 0, len(ps))
+				for _, p := range ps {
+					codes = append(codes, p.Code+" "+p.StepID)
+				}
+				line += fmt.Sprintf("; %d problem(s) block activation: %s", len(ps), strings.Join(codes, ", "))
+			}
+			changes = append(changes, line)
+		}
+		return nil
+	})
+	return changes, err
+}
+
+// sameSteps compares steps as they are stored.
+func sameSteps(a, b []Step) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}

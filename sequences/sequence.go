@@ -1,0 +1,158 @@
+// Package sequences holds sequences: ordered steps that form a graph of
+// actions, waits, conditions, webhooks and manual tasks, with their
+// validation, templates, and activation.
+package sequences
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/senders"
+)
+
+// Status is a sequence's state. A sequence starts as a draft; activate
+// makes it run; pause stops it.
+type Status string
+
+// The statuses.
+const (
+	Draft  Status = "draft"
+	Active Status = "active"
+	Paused Status = "paused"
+)
+
+// Step types.
+const (
+	TypeProfileView = "profile_view"
+	TypeInvite      = "invite"
+	TypeMessage     = "message"
+	TypeInMail      = "inmail"
+	TypeFollow      = "follow"
+	TypeLike        = "like"
+	TypeEmail       = "email"
+	TypeWait        = "wait"
+	TypeCondition   = "condition"
+	TypeWebhook     = "webhook"
+	TypeTask        = "task"
+)
+
+// Condition kinds.
+const (
+	IfConnected      = "connected"
+	IfInviteAccepted = "invite_accepted"
+	IfHasEmail       = "has_email"
+	IfHasLinkedIn    = "has_linkedin"
+)
+
+// End is the step id that ends an enrollment: next, then and else may name it.
+const End = "end"
+
+// MaxNoteLength is the longest invitation note LinkedIn takes.
+const MaxNoteLength = 300
+
+// NoteFallbackWithoutNote lets an invite step send without its note when the
+// sender's notes for the month are used up.
+const NoteFallbackWithoutNote = "without_note"
+
+// Step is one step of a sequence. Which fields apply depends on Type.
+type Step struct {
+	ID   string `json:"id" yaml:"id" doc:"Unique in the sequence; enrollments keep their place by it when steps change."`
+	Type string `json:"type" yaml:"type" enum:"profile_view,invite,message,inmail,follow,like,email,wait,condition,webhook,task"`
+	Next string `json:"next,omitempty" yaml:"next" doc:"The step after this one (or end); by default the next in the list."`
+
+	Note         string `json:"note,omitempty" yaml:"note" doc:"invite: the personal note, at most 300 characters, a template."`
+	NoteFallback string `json:"note_fallback,omitempty" yaml:"note_fallback" enum:"without_note,wait" doc:"invite: when the month's notes are used up, send without_note, or wait (the default) for the next month."`
+	Subject      string `json:"subject,omitempty" yaml:"subject" doc:"inmail and email: the subject, a template."`
+	Body         string `json:"body,omitempty" yaml:"body" doc:"message, inmail and email: the text, a template."`
+
+	Days        int  `json:"days,omitempty" yaml:"days" doc:"wait: how many days."`
+	Hours       int  `json:"hours,omitempty" yaml:"hours" doc:"wait: how many hours."`
+	WorkingDays bool `json:"working_days,omitempty" yaml:"working_days" doc:"wait: count only the sender's working days."`
+
+	If         string `json:"if,omitempty" yaml:"if" enum:"connected,invite_accepted,has_email,has_linkedin" doc:"condition: what to test."`
+	WithinDays int    `json:"within_days,omitempty" yaml:"within_days" doc:"condition invite_accepted: how long to wait for the acceptance."`
+	Then       string `json:"then,omitempty" yaml:"then" doc:"condition: the step when the test holds."`
+	Else       string `json:"else,omitempty" yaml:"else" doc:"condition: the step when it does not."`
+
+	Payload map[string]any `json:"payload,omitempty" yaml:"payload" doc:"webhook: sent in the sequence.webhook event."`
+
+	Title     string `json:"title,omitempty" yaml:"title" doc:"task: what the member must do."`
+	DueInDays int    `json:"due_in_days,omitempty" yaml:"due_in_days" doc:"task: when the task is due."`
+}
+
+// Action returns the capped action a step performs, and false for a step
+// that performs none (wait, condition, webhook, task).
+func (s Step) Action() (senders.Action, bool) {
+	switch s.Type {
+	case TypeProfileView, TypeInvite, TypeMessage, TypeInMail, TypeFollow, TypeLike, TypeEmail:
+		return senders.Action(s.Type), true
+	}
+	return "", false
+}
+
+// Channel returns the channel a step needs a sender of, or "" for none.
+func (s Step) Channel() senders.Channel {
+	if a, ok := s.Action(); ok {
+		return a.Channel()
+	}
+	if s.Type == TypeCondition && (s.If == IfConnected || s.If == IfInviteAccepted) {
+		return senders.LinkedIn
+	}
+	return ""
+}
+
+// Sequence is a sequence of steps sent through a rotation of senders.
+type Sequence struct {
+	bun.BaseModel `bun:"table:sequences,alias:q"`
+
+	ID          string     `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID string     `bun:"workspace_id" json:"-"`
+	ClientID    *string    `bun:"client_id" json:"client_id" format:"uuid"`
+	Name        string     `bun:"name" json:"name"`
+	Status      Status     `bun:"status" json:"status" enum:"draft,active,paused"`
+	SenderIDs   []string   `bun:"sender_ids,type:jsonb" json:"sender_ids" doc:"The senders the sequence rotates between."`
+	Steps       []Step     `bun:"steps,type:jsonb" json:"steps"`
+	ActivatedAt *time.Time `bun:"activated_at" json:"activated_at"`
+	PausedAt    *time.Time `bun:"paused_at" json:"paused_at"`
+	CreatedAt   time.Time  `bun:"created_at" json:"created_at"`
+	UpdatedAt   time.Time  `bun:"updated_at" json:"updated_at"`
+}
+
+// StepByID returns the step with id, and false when there is none.
+func (q *Sequence) StepByID(id string) (Step, bool) {
+	for _, s := range q.Steps {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return Step{}, false
+}
+
+// After returns the id of the step that follows step (End after the last).
+func (q *Sequence) After(step Step) string {
+	if step.Next != "" {
+		return step.Next
+	}
+	for i, s := range q.Steps {
+		if s.ID == step.ID && i+1 < len(q.Steps) {
+			return q.Steps[i+1].ID
+		}
+	}
+	return End
+}
+
+// First returns the id of the first step, or End for no steps.
+func (q *Sequence) First() string {
+	if len(q.Steps) == 0 {
+		return End
+	}
+	return q.Steps[0].ID
+}
+
+// Problem is one reason a sequence's graph cannot run.
+type Problem struct {
+	Code    string `json:"code"`
+	StepID  string `json:"step_id,omitempty"`
+	Message string `json:"message"`
+}

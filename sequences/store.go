@@ -1,0 +1,75 @@
+package sequences
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Store is the persistence the sequences service needs. BunStore serves it
+// on SQLite and Postgres; every method joins the transaction in ctx.
+type Store interface {
+	Save(ctx context.Context, q *Sequence, insert bool) error
+	ByID(ctx context.Context, workspaceID, id string) (*Sequence, error)
+	ByName(ctx context.Context, workspaceID, name string) (*Sequence, error)
+	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sequence, int, error)
+}
+
+// Filter narrows a list of sequences.
+type Filter struct {
+	ClientID string
+	Status   Status
+	Limit    int
+	Offset   int
+}
+
+// BunStore is the Store on bun, for both engines.
+type BunStore struct{ db *db.DB }
+
+// NewBunStore returns the store on d.
+func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+
+// Save inserts or updates q.
+func (b *BunStore) Save(ctx context.Context, q *Sequence, insert bool) error {
+	idb := b.db.IDB(ctx)
+	if insert {
+		_, err := idb.NewInsert().Model(q).Exec(ctx)
+		return db.Conflict(err, "A sequence named "+q.Name+" already exists in this workspace.", "Give each sequence a unique name.")
+	}
+	_, err := idb.NewUpdate().Model(q).WherePK().Exec(ctx)
+	return err
+}
+
+// ByID returns the workspace's sequence with id.
+func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Sequence, error) {
+	q := new(Sequence)
+	err := b.db.IDB(ctx).NewSelect().Model(q).Where("q.workspace_id = ? AND q.id = ?", workspaceID, id).Scan(ctx)
+	return q, err
+}
+
+// ByName returns the workspace's sequence named name.
+func (b *BunStore) ByName(ctx context.Context, workspaceID, name string) (*Sequence, error) {
+	q := new(Sequence)
+	err := b.db.IDB(ctx).NewSelect().Model(q).Where("q.workspace_id = ? AND q.name = ?", workspaceID, name).Scan(ctx)
+	return q, err
+}
+
+// List returns one page of the workspace's sequences, by name, limited to
+// the clients in scope when scope is not empty.
+func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sequence, int, error) {
+	var out []Sequence
+	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("q.workspace_id = ?", workspaceID)
+	if len(scope) > 0 {
+		q = q.Where("q.client_id IN (?)", bun.In(scope))
+	}
+	if f.ClientID != "" {
+		q = q.Where("q.client_id = ?", f.ClientID)
+	}
+	if f.Status != "" {
+		q = q.Where("q.status = ?", f.Status)
+	}
+	n, err := q.OrderExpr("q.name, q.id").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
+	return out, int(n), err
+}

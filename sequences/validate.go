@@ -1,0 +1,282 @@
+package sequences
+
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/leadline/leadline/senders"
+)
+
+// fieldsOf lists, per step type, the fields a step of that type may set
+// (id, type and next are always allowed).
+var fieldsOf = map[string][]string{
+	TypeProfileView: {},
+	TypeInvite:      {"note", "note_fallback"},
+	TypeMessage:     {"body"},
+	TypeInMail:      {"subject", "body"},
+	TypeFollow:      {},
+	TypeLike:        {},
+	TypeEmail:       {"subject", "body"},
+	TypeWait:        {"days", "hours", "working_days"},
+	TypeCondition:   {"if", "within_days", "then", "else"},
+	TypeWebhook:     {"payload"},
+	TypeTask:        {"title", "due_in_days"},
+}
+
+// setFields returns the type-specific fields s sets.
+func (s Step) setFields() []string {
+	var out []string
+	add := func(name string, set bool) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add("note", s.Note != "")
+	add("note_fallback", s.NoteFallback != "")
+	add("subject", s.Subject != "")
+	add("body", s.Body != "")
+	add("days", s.Days != 0)
+	add("hours", s.Hours != 0)
+	add("working_days", s.WorkingDays)
+	add("if", s.If != "")
+	add("within_days", s.WithinDays != 0)
+	add("then", s.Then != "")
+	add("else", s.Else != "")
+	add("payload", s.Payload != nil)
+	add("title", s.Title != "")
+	add("due_in_days", s.DueInDays != 0)
+	return out
+}
+
+// targets returns the step ids s may go to next, given the default next.
+func (s Step) targets(def string) []string {
+	if s.Type == TypeCondition {
+		return []string{s.Then, s.Else}
+	}
+	if s.Next != "" {
+		return []string{s.Next}
+	}
+	return []string{def}
+}
+
+// Validate returns every problem of q's graph, given the channels of its
+// senders; none means it can run.
+func Validate(q *Sequence, channels []senders.Channel) []Problem {
+	var out []Problem
+	add := func(code, step, format string, args ...any) {
+		out = append(out, Problem{Code: code, StepID: step, Message: fmt.Sprintf(format, args...)})
+	}
+	if len(q.Steps) == 0 {
+		add("no_steps", "", "The sequence has no steps.")
+		return out
+	}
+	ids := map[string]int{}
+	for i, s := range q.Steps {
+		switch {
+		case s.ID == "":
+			add("missing_id", "", "Step %d has no id.", i+1)
+		case s.ID == End:
+			add("reserved_id", s.ID, "The id %q is reserved: next, then and else use it to end the sequence.", End)
+		default:
+			if _, dup := ids[s.ID]; dup {
+				add("duplicate_id", s.ID, "Two steps have the id %q.", s.ID)
+			} else {
+				ids[s.ID] = i
+			}
+		}
+	}
+	hasChannel := func(c senders.Channel) bool { return slices.Contains(channels, c) }
+	for i, s := range q.Steps {
+		allowed, known := fieldsOf[s.Type]
+		if !known {
+			add("unknown_type", s.ID, "Step %q has unknown type %q; use profile_view, invite, message, inmail, follow, like, email, wait, condition, webhook or task.", s.ID, s.Type)
+			continue
+		}
+		for _, f := range s.setFields() {
+			if !slices.Contains(allowed, f) {
+				add("unknown_field", s.ID, "Step %q: %s is not a field of a %s step.", s.ID, f, s.Type)
+			}
+		}
+		if s.Type == TypeCondition && s.Next != "" {
+			add("unknown_field", s.ID, "Step %q: a condition goes on with then and else, not next.", s.ID)
+		}
+		def := End
+		if i+1 < len(q.Steps) {
+			def = q.Steps[i+1].ID
+		}
+		for _, t := range s.targets(def) {
+			if t == "" {
+				add("missing_field", s.ID, "Condition %q needs both then and else (a step id, or %s).", s.ID, End)
+				continue
+			}
+			if _, ok := ids[t]; !ok && t != End {
+				add("dangling_target", s.ID, "Step %q goes to %q, which is not a step of the sequence.", s.ID, t)
+			}
+		}
+		checkTemplate := func(field, text string) {
+			if _, err := parseTemplate(text); err != nil {
+				add("template_error", s.ID, "Step %q, %s: %v.", s.ID, field, err)
+			}
+		}
+		switch s.Type {
+		case TypeInvite:
+			if n := utf8.RuneCountInString(s.Note); n > MaxNoteLength {
+				add("note_too_long", s.ID, "Step %q: the note has %d characters; LinkedIn takes at most %d.", s.ID, n, MaxNoteLength)
+			}
+			checkTemplate("note", s.Note)
+			if s.NoteFallback != "" && s.NoteFallback != NoteFallbackWithoutNote && s.NoteFallback != "wait" {
+				add("bad_value", s.ID, "Step %q: note_fallback is without_note or wait, not %q.", s.ID, s.NoteFallback)
+			}
+		case TypeMessage:
+			if s.Body == "" {
+				add("missing_field", s.ID, "Step %q: a message needs a body.", s.ID)
+			}
+			checkTemplate("body", s.Body)
+		case TypeInMail, TypeEmail:
+			if s.Subject == "" || s.Body == "" {
+				add("missing_field", s.ID, "Step %q: an %s step needs a subject and a body.", s.ID, s.Type)
+			}
+			checkTemplate("subject", s.Subject)
+			checkTemplate("body", s.Body)
+		case TypeWait:
+			if s.Days < 0 || s.Hours < 0 || s.Days+s.Hours == 0 {
+				add("bad_value", s.ID, "Step %q: a wait needs days or hours above 0.", s.ID)
+			}
+		case TypeCondition:
+			switch s.If {
+			case IfConnected, IfHasEmail, IfHasLinkedIn:
+				if s.WithinDays != 0 {
+					add("unknown_field", s.ID, "Step %q: within_days applies only to if: invite_accepted.", s.ID)
+				}
+			case IfInviteAccepted:
+				if s.WithinDays <= 0 {
+					add("bad_value", s.ID, "Step %q: invite_accepted needs within_days above 0: how long to wait for the acceptance.", s.ID)
+				}
+			default:
+				add("unknown_condition", s.ID, "Step %q: if %q is not connected, invite_accepted, has_email or has_linkedin.", s.ID, s.If)
+			}
+		case TypeTask:
+			if s.Title == "" {
+				add("missing_field", s.ID, "Step %q: a task needs a title.", s.ID)
+			}
+			if s.DueInDays < 0 {
+				add("bad_value", s.ID, "Step %q: due_in_days must be 0 or more.", s.ID)
+			}
+		}
+		if c := s.Channel(); c != "" && !hasChannel(c) {
+			code := "no_linkedin_sender"
+			if c == senders.Email {
+				code = "no_email_sender"
+			}
+			add(code, s.ID, "Step %q needs a %s sender, and the sequence has none.", s.ID, c)
+		}
+	}
+	if len(out) > 0 {
+		// The graph checks below need every step and target known.
+		return out
+	}
+	out = append(out, graphProblems(q)...)
+	return out
+}
+
+// graphProblems finds unreachable steps, loops without a wait and LinkedIn
+// messages that can be reached without a connection.
+func graphProblems(q *Sequence) []Problem {
+	var out []Problem
+	n := len(q.Steps)
+	index := map[string]int{}
+	for i, s := range q.Steps {
+		index[s.ID] = i
+	}
+	succ := make([][]int, n)
+	for i, s := range q.Steps {
+		def := End
+		if i+1 < n {
+			def = q.Steps[i+1].ID
+		}
+		for _, t := range s.targets(def) {
+			if j, ok := index[t]; ok {
+				succ[i] = append(succ[i], j)
+			}
+		}
+	}
+	// Reachability from the first step.
+	seen := make([]bool, n)
+	stack := []int{0}
+	seen[0] = true
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, j := range succ[i] {
+			if !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	for i, s := range q.Steps {
+		if !seen[i] {
+			out = append(out, Problem{Code: "unreachable", StepID: s.ID, Message: fmt.Sprintf("Step %q can never be reached from the first step.", s.ID)})
+		}
+	}
+	// A loop must pass a wait, or the runner would spin through it at once.
+	state := make([]int, n) // 0 new, 1 on the path, 2 done
+	var visit func(i int) bool
+	visit = func(i int) bool {
+		state[i] = 1
+		for _, j := range succ[i] {
+			if q.Steps[j].Type == TypeWait {
+				continue
+			}
+			if state[j] == 1 || (state[j] == 0 && visit(j)) {
+				return true
+			}
+		}
+		state[i] = 2
+		return false
+	}
+	for i, s := range q.Steps {
+		if s.Type != TypeWait && state[i] == 0 && visit(i) {
+			out = append(out, Problem{Code: "loop_without_wait", StepID: s.ID, Message: fmt.Sprintf("Step %q is on a loop that has no wait step; add a wait to the loop.", s.ID)})
+			break
+		}
+	}
+	// connected[i]: every path to step i passed the then-branch of a
+	// connected or invite_accepted condition (a must-analysis to a fixpoint).
+	connected := make([]bool, n)
+	for i := range connected {
+		connected[i] = i != 0
+	}
+	for changed := true; changed; {
+		changed = false
+		in := make([]bool, n)
+		for i := range in {
+			in[i] = i != 0
+		}
+		for i, s := range q.Steps {
+			if !seen[i] {
+				continue
+			}
+			for k, j := range succ[i] {
+				v := connected[i]
+				if s.Type == TypeCondition && k == 0 && (s.If == IfConnected || s.If == IfInviteAccepted) && q.Steps[j].ID == s.Then {
+					v = true
+				}
+				in[j] = in[j] && v
+			}
+		}
+		for i := range in {
+			if seen[i] && in[i] != connected[i] {
+				connected[i], changed = in[i], true
+			}
+		}
+	}
+	for i, s := range q.Steps {
+		if seen[i] && s.Type == TypeMessage && !connected[i] {
+			out = append(out, Problem{Code: "message_needs_connection", StepID: s.ID,
+				Message: fmt.Sprintf("Message %q can be reached without an accepted invitation; LinkedIn lets you message only connections. Put it on the then-branch of an invite_accepted or connected condition, or use an inmail.", s.ID)})
+		}
+	}
+	return out
+}

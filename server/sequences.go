@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/sequences"
+)
+
+type listSequencesInput struct {
+	ClientID string `query:"client_id" format:"uuid"`
+	Status   string `query:"status" enum:"draft,active,paused"`
+	Limit    int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	Offset   int    `query:"offset" minimum:"0" default:"0"`
+}
+
+type sequenceIDInput struct {
+	ID string `path:"id" format:"uuid" doc:"Sequence id."`
+}
+
+func (s *Server) registerSequences() {
+	tags := []string{"Sequences"}
+	register(s, huma.Operation{
+		OperationID: "list-sequences", Method: http.MethodGet, Path: "/v1/sequences", Tags: tags,
+		Summary:     "List sequences",
+		Description: "The sequences visible to the key, by name, each with its steps, senders, status and problems. Sequences are built in the setup (`leadline apply`), not through the API.",
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *listSequencesInput) (*pageOutput[sequences.View], error) {
+		page, err := s.sequences.List(ctx, p, sequences.Filter{ClientID: in.ClientID, Status: sequences.Status(in.Status), Limit: in.Limit, Offset: in.Offset})
+		if err != nil {
+			return nil, err
+		}
+		return &pageOutput[sequences.View]{Body: page}, nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "get-sequence", Method: http.MethodGet, Path: "/v1/sequences/{id}", Tags: tags,
+		Summary:     "Get a sequence",
+		Description: "The sequence's steps, senders and status, and the problems of its graph: a sequence with any problem cannot be activated.",
+		Errors:      []int{http.StatusNotFound},
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.View], error) {
+		q, err := s.sequences.Visible(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.sequences.View(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return dataOf(v), nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "activate-sequence", Method: http.MethodPost, Path: "/v1/sequences/{id}/activate", Tags: tags,
+		Summary: "Activate a sequence",
+		Description: "Starts (or resumes) sending. A sequence whose graph has any problem gives 422 E_GRAPH_INVALID naming every problem. " +
+			"Activating an active sequence changes nothing.",
+		Errors: []int{http.StatusNotFound},
+	}, apikit.RoleManager, apikit.ClassSpend, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.View], error) {
+		v, err := s.sequences.Activate(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return dataOf(v), nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "pause-sequence", Method: http.MethodPost, Path: "/v1/sequences/{id}/pause", Tags: tags,
+		Summary: "Pause a sequence",
+		Description: "Stops sending; enrollments keep their place and go on when the sequence is activated again. " +
+			"Pausing a paused sequence changes nothing; a draft gives 409 E_CONFLICT.",
+		Errors: []int{http.StatusNotFound},
+	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.View], error) {
+		v, err := s.sequences.Pause(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return dataOf(v), nil
+	})
+}

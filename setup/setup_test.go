@@ -1,0 +1,90 @@
+package setup_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/setup"
+)
+
+const file = `workspaces:
+  - name: acme
+    timezone: Europe/Berlin
+    members: [{email: owner@acme.test, role: owner}]
+    clients: [Globex]
+    senders:
+      - {name: anna, channel: linkedin, client: Globex}
+      - {name: mail, channel: email, address: sales@acme.test}
+    sequences:
+      - name: Berlin CTOs
+        client: Globex
+        senders: [anna, mail]
+        steps:
+          - {id: visit, type: profile_view}
+          - {id: invite, type: invite, note: "Hi {{first_name}}, saw your talk on {{custom.topic|platform teams}}."}
+          - {id: accepted, type: condition, if: invite_accepted, within_days: 14, then: hello, else: mail}
+          - {id: hello, type: message, body: "Thanks for connecting, {{first_name|there}}!"}
+          - {id: pause, type: wait, days: 3, working_days: true}
+          - {id: mail, type: email, subject: "{{company}} and us", body: "Hello"}
+`
+
+func TestApplySequences(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		apply := func(text string) ([]string, error) {
+			f, err := setup.Decode(strings.NewReader(text))
+			if err != nil {
+				return nil, err
+			}
+			return setup.Apply(ctx, d, clock, f)
+		}
+		changes, err := apply(file)
+		is.NoErr(err)
+		is.Equal(changes[len(changes)-1], "workspace acme: sequence Berlin CTOs added (draft)")
+		changes, err = apply(file)
+		is.NoErr(err)
+		is.Equal(len(changes), 0)
+
+		svc := sequences.NewService(d, clock, senders.NewService(d, clock, events.NewLog(d, clock)), events.NewLog(d, clock))
+		var wsID string
+		is.NoErr(d.NewSelect().Table("workspaces").Column("id").Where("name = 'acme'").Scan(ctx, &wsID))
+		is.NoErr(svc.ActivateByName(ctx, wsID, "Berlin CTOs"))
+
+		// An active sequence's steps cannot change; paused, they can.
+		changed := strings.Replace(file, "days: 3", "days: 4", 1)
+		_, err = apply(changed)
+		is.True(err != nil && strings.Contains(err.Error(), "Pause it first"))
+		q, err := svc.ByName(ctx, wsID, "Berlin CTOs")
+		is.NoErr(err)
+		_, err = svc.Pause(ctx, apikit.Principal{WorkspaceID: wsID}, q.ID)
+		is.NoErr(err)
+		changes, err = apply(changed)
+		is.NoErr(err)
+		is.Equal(changes, []string{"workspace acme: sequence Berlin CTOs updated (steps)"})
+
+		// Problems are saved and named; they block activation, not saving.
+		broken := strings.Replace(file, "then: hello, else: mail", "then: mail, else: hello", 1)
+		changes, err = apply(broken)
+		is.NoErr(err)
+		is.True(strings.Contains(changes[0], "1 problem(s) block activation: message_needs_connection hello"))
+		is.Equal(apikit.ErrorCode(svc.ActivateByName(ctx, wsID, "Berlin CTOs")), apikit.EGraphInvalid)
+
+		// Unknown senders, senders of another client and unknown fields are refused.
+		_, err = apply(strings.Replace(file, "senders: [anna, mail]", "senders: [anna, bob]", 1))
+		is.True(err != nil && strings.Contains(err.Error(), `sender "bob" is not a sender`))
+		_, err = apply(strings.Replace(file, "{id: visit, type: profile_view}", "{id: visit, type: profile_view, delay: 3}", 1))
+		is.True(err != nil && strings.Contains(err.Error(), "delay"))
+	})
+}
