@@ -199,3 +199,11 @@ func (svc *Service) RecordInvite(ctx context.Context, s *Sender, leadID string, 
 func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string) (bool, error) {
 	return svc.store.AcceptInvitation(ctx, s.ID, leadID, svc.clock.Now())
 }
+
+// Connected reports whether the sender and the lead are connected: the
+// lead accepted one of the sender's invitations.
+func (svc *Service) Connected(ctx context.Context, senderID, leadID string) (bool, error) {
+	n, err := svc.db.IDB(ctx).NewSelect().Model((*Invitation)(nil)).
+		Where("sender_id = ? AND lead_id = ? AND accepted_at IS NOT NULL", senderID, leadID).Count(ctx)
+	return n > 0, err
+}

@@ -103,3 +103,10 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// Sender returns the sender with id in any workspace, for the engine's
+// inbound path, which knows senders by id only.
+func (svc *Service) Sender(ctx context.Context, id string) (*Sender, error) {
+	s := new(Sender)
+	return s, svc.db.IDB(ctx).NewSelect().Model(s).Where("s.id = ?", id).Scan(ctx)
+}

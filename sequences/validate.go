@@ -180,16 +180,52 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 	return out
 }
 
-// graphProblems finds unreachable steps, loops without a wait and LinkedIn
-// messages that can be reached without a connection.
-func graphProblems(q *Sequence) []Problem {
-	var out []Problem
+// guarded reports for each step whether every path to it from the first
+// step passed the then-branch of a condition whose kind is one of conds
+// (a must-analysis, iterated to its fixpoint).
+func guarded(q *Sequence, succ [][]int, seen []bool, conds ...string) []bool {
+	n := len(q.Steps)
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = i != 0
+	}
+	for changed := true; changed; {
+		changed = false
+		in := make([]bool, n)
+		for i := range in {
+			in[i] = i != 0
+		}
+		for i, s := range q.Steps {
+			if !seen[i] {
+				continue
+			}
+			for k, j := range succ[i] {
+				v := out[i]
+				if s.Type == TypeCondition && k == 0 && slices.Contains(conds, s.If) && q.Steps[j].ID == s.Then {
+					v = true
+				}
+				in[j] = in[j] && v
+			}
+		}
+		for i := range in {
+			if seen[i] && in[i] != out[i] {
+				out[i], changed = in[i], true
+			}
+		}
+	}
+	return out
+}
+
+// edges returns each step's successors (by index) and which steps can be
+// reached from the first. Targets that are not steps (end, or unknown) are
+// left out.
+func edges(q *Sequence) (succ [][]int, seen []bool) {
 	n := len(q.Steps)
 	index := map[string]int{}
 	for i, s := range q.Steps {
 		index[s.ID] = i
 	}
-	succ := make([][]int, n)
+	succ = make([][]int, n)
 	for i, s := range q.Steps {
 		def := End
 		if i+1 < n {
@@ -201,8 +237,10 @@ func graphProblems(q *Sequence) []Problem {
 			}
 		}
 	}
-	// Reachability from the first step.
-	seen := make([]bool, n)
+	seen = make([]bool, n)
+	if n == 0 {
+		return succ, seen
+	}
 	stack := []int{0}
 	seen[0] = true
 	for len(stack) > 0 {
@@ -215,6 +253,36 @@ func graphProblems(q *Sequence) []Problem {
 			}
 		}
 	}
+	return succ, seen
+}
+
+// Needs reports which of a lead's ways of being reached q needs: LinkedIn
+// when a LinkedIn step can be reached without passing a has_linkedin check,
+// email when an email step can be reached without a has_email check.
+func Needs(q *Sequence) (linkedin, email bool) {
+	succ, seen := edges(q)
+	hasLI := guarded(q, succ, seen, IfHasLinkedIn)
+	hasEmail := guarded(q, succ, seen, IfHasEmail)
+	for i, s := range q.Steps {
+		if !seen[i] {
+			continue
+		}
+		switch s.Channel() {
+		case senders.LinkedIn:
+			linkedin = linkedin || !hasLI[i]
+		case senders.Email:
+			email = email || !hasEmail[i]
+		}
+	}
+	return linkedin, email
+}
+
+// graphProblems finds unreachable steps, loops without a wait and LinkedIn
+// messages that can be reached without a connection.
+func graphProblems(q *Sequence) []Problem {
+	var out []Problem
+	n := len(q.Steps)
+	succ, seen := edges(q)
 	for i, s := range q.Steps {
 		if !seen[i] {
 			out = append(out, Problem{Code: "unreachable", StepID: s.ID, Message: fmt.Sprintf("Step %q can never be reached from the first step.", s.ID)})
@@ -242,36 +310,7 @@ func graphProblems(q *Sequence) []Problem {
 			break
 		}
 	}
-	// connected[i]: every path to step i passed the then-branch of a
-	// connected or invite_accepted condition (a must-analysis to a fixpoint).
-	connected := make([]bool, n)
-	for i := range connected {
-		connected[i] = i != 0
-	}
-	for changed := true; changed; {
-		changed = false
-		in := make([]bool, n)
-		for i := range in {
-			in[i] = i != 0
-		}
-		for i, s := range q.Steps {
-			if !seen[i] {
-				continue
-			}
-			for k, j := range succ[i] {
-				v := connected[i]
-				if s.Type == TypeCondition && k == 0 && (s.If == IfConnected || s.If == IfInviteAccepted) && q.Steps[j].ID == s.Then {
-					v = true
-				}
-				in[j] = in[j] && v
-			}
-		}
-		for i := range in {
-			if seen[i] && in[i] != connected[i] {
-				connected[i], changed = in[i], true
-			}
-		}
-	}
+	connected := guarded(q, succ, seen, IfConnected, IfInviteAccepted)
 	for i, s := range q.Steps {
 		if seen[i] && s.Type == TypeMessage && !connected[i] {
 			out = append(out, Problem{Code: "message_needs_connection", StepID: s.ID,

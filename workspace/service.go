@@ -102,31 +102,67 @@ func (s *Service) Lookup(ctx context.Context, workspaceID string, kind Kind, ids
 	return s.store.Named(ctx, workspaceID, kind, ids)
 }
 
+// Person is who a blacklist check is about.
+type Person struct {
+	Company  string
+	Emails   []string
+	LinkedIn []string // public identifiers and member ids
+}
+
 // BlacklistHit returns which blacklist entry a person matches, as
 // "kind:value", or "" when none does. Company names and email domains are
 // compared case-insensitively.
 func (s *Service) BlacklistHit(ctx context.Context, workspaceID, company string, emails, linkedin []string) (string, error) {
-	var domains []string
-	for _, e := range emails {
-		if _, d, ok := strings.Cut(e, "@"); ok && d != "" {
-			domains = append(domains, strings.ToLower(d))
-		}
+	hits, err := s.BlacklistHits(ctx, workspaceID, []Person{{Company: company, Emails: emails, LinkedIn: linkedin}})
+	if err != nil {
+		return "", err
 	}
-	checks := []struct {
+	return hits[0], nil
+}
+
+// BlacklistHits checks many people at once, with one query per kind of
+// entry, and returns for each the entry it matches ("kind:value") or "".
+func (s *Service) BlacklistHits(ctx context.Context, workspaceID string, people []Person) ([]string, error) {
+	type check struct {
 		kind   string
-		values []string
-	}{
-		{BlacklistCompany, nonEmptyLower(company)},
-		{BlacklistDomain, domains},
-		{BlacklistLinkedIn, nonEmptyLower(linkedin...)},
+		values func(p Person) []string
 	}
+	checks := []check{
+		{BlacklistCompany, func(p Person) []string { return nonEmptyLower(p.Company) }},
+		{BlacklistDomain, func(p Person) []string {
+			var domains []string
+			for _, e := range p.Emails {
+				if _, d, ok := strings.Cut(e, "@"); ok && d != "" {
+					domains = append(domains, strings.ToLower(d))
+				}
+			}
+			return domains
+		}},
+		{BlacklistLinkedIn, func(p Person) []string { return nonEmptyLower(p.LinkedIn...) }},
+	}
+	out := make([]string, len(people))
 	for _, c := range checks {
-		hit, err := s.store.BlacklistMatch(ctx, workspaceID, c.kind, c.values)
-		if err != nil || hit != "" {
-			return strings.TrimSpace(c.kind + ":" + hit), err
+		var all []string
+		for _, p := range people {
+			all = append(all, c.values(p)...)
+		}
+		listed, err := s.store.BlacklistMatch(ctx, workspaceID, c.kind, slices.Compact(slices.Sorted(slices.Values(all))))
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range people {
+			if out[i] != "" {
+				continue
+			}
+			for _, v := range c.values(p) {
+				if listed[v] {
+					out[i] = c.kind + ":" + v
+					break
+				}
+			}
 		}
 	}
-	return "", nil
+	return out, nil
 }
 
 func nonEmptyLower(vals ...string) []string {
@@ -356,4 +392,10 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (apikit.Princ
 		KeyID: k.ID, MemberID: m.ID, MemberEmail: m.Email,
 		Role: apikit.MinRole(apikit.Role(k.Role), m.Role), ClientIDs: clients,
 	}, nil
+}
+
+// WorkspaceByID returns the workspace with id, for the engine.
+func (s *Service) WorkspaceByID(ctx context.Context, id string) (*Workspace, error) {
+	w := new(Workspace)
+	return w, s.db.IDB(ctx).NewSelect().Model(w).Where("id = ?", id).Scan(ctx)
 }

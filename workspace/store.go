@@ -25,7 +25,7 @@ type Store interface {
 	NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error)
 	InsertNamed(ctx context.Context, workspaceID string, kind Kind, n Named, at time.Time) error
 	InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error)
-	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error)
+	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (map[string]bool, error)
 	InsertKey(ctx context.Context, k *Key, clientIDs []string) error
 	Credential(ctx context.Context, hash string) (*Credential, error)
 	KeyByID(ctx context.Context, workspaceID, id string) (*Key, error)
@@ -131,10 +131,10 @@ func (s *BunStore) InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, 
 	return db.InsertIfAbsent(ctx, s.idb(ctx), r, "workspace_id, kind, value")
 }
 
-// BlacklistMatch returns the first of values on the workspace's blacklist
-// of kind, or "" when none is. Values are stored and compared lower-case.
-func (s *BunStore) BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (string, error) {
-	return db.FirstListed(ctx, s.idb(ctx), "blacklist", workspaceID, kind, values)
+// BlacklistMatch returns which of values are on the workspace's blacklist
+// of kind. Values are stored and compared lower-case.
+func (s *BunStore) BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (map[string]bool, error) {
+	return db.Listed(ctx, s.idb(ctx), "blacklist", workspaceID, kind, values)
 }
 
 func (s *BunStore) InsertKey(ctx context.Context, k *Key, clientIDs []string) error {

@@ -27,15 +27,30 @@ func Changed(res sql.Result, err error) (bool, error) {
 // (a table with workspace_id, kind and value columns, such as the
 // blacklist or the do-not-contact entries), or "" when none is listed.
 func FirstListed(ctx context.Context, idb bun.IDB, table, workspaceID, kind string, values []string) (string, error) {
-	if len(values) == 0 {
-		return "", nil
+	listed, err := Listed(ctx, idb, table, workspaceID, kind, values)
+	for _, v := range values {
+		if listed[v] {
+			return v, err
+		}
 	}
-	var hits []string
-	err := idb.NewSelect().Table(table).Column("value").
-		Where("workspace_id = ? AND kind = ?", workspaceID, kind).Where("value IN (?)", bun.In(values)).
-		Limit(1).Scan(ctx, &hits)
-	if err != nil || len(hits) == 0 {
-		return "", err
+	return "", err
+}
+
+// Listed returns which of values are in a workspace's list of kind, reading
+// the list's (workspace_id, kind, value) index in chunks.
+func Listed(ctx context.Context, idb bun.IDB, table, workspaceID, kind string, values []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for start := 0; start < len(values); start += 500 {
+		var hits []string
+		err := idb.NewSelect().Table(table).Column("value").
+			Where("workspace_id = ? AND kind = ?", workspaceID, kind).Where("value IN (?)", bun.In(values[start:min(start+500, len(values))])).
+			Scan(ctx, &hits)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			out[h] = true
+		}
 	}
-	return hits[0], nil
+	return out, nil
 }

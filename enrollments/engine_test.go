@@ -1,0 +1,210 @@
+package enrollments_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/workspace"
+)
+
+// engine is a workspace with senders and sequences, the services, a
+// sandbox network and a runner, on one database and a fake clock.
+type engine struct {
+	t       testing.TB
+	db      *db.DB
+	clock   *apikit.FakeClock
+	p       apikit.Principal
+	ws      *workspace.Service
+	leads   *leads.Service
+	senders *senders.Service
+	seqs    *sequences.Service
+	svc     *enrollments.Service
+	net     *sandbox.Network
+	runner  *enrollments.Runner
+	ids     map[string]string // senders, sequences, clients by name
+}
+
+// monday is 2 November 2026, 07:00 UTC: 08:00 in Berlin, before work.
+var monday = time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+
+const engineSetup = `workspaces:
+  - name: acme
+    timezone: Europe/Berlin
+    members: [{email: owner@acme.test, role: owner}]
+    clients: [Globex, Initech]
+    blacklist: {companies: [Umbrella]}
+    senders:
+      - {name: anna, channel: linkedin, client: Globex, caps: {invite: 3, profile_view: 10, message: 10}}
+      - {name: mail, channel: email, address: sales@acme.test, caps: {email: 5}}
+    sequences:
+      - name: Berlin CTOs
+        client: Globex
+        senders: [anna, mail]
+        steps:
+          - {id: visit, type: profile_view}
+          - {id: invite, type: invite, note: "Hi {{first_name}}"}
+          - {id: accepted, type: condition, if: invite_accepted, within_days: 7, then: hello, else: gap}
+          - {id: hello, type: message, body: "Thanks, {{first_name|there}}!", next: end}
+          - {id: gap, type: wait, days: 1, working_days: true}
+          - {id: mail, type: email, subject: "{{company|Your team}} and us", body: "Hello {{first_name|there}}"}
+      - name: Plain
+        client: Globex
+        senders: [anna]
+        steps:
+          - {id: visit, type: profile_view}
+`
+
+func newEngine(t testing.TB, d *db.DB, extra string) *engine {
+	t.Helper()
+	ctx := context.Background()
+	clock := apikit.NewFakeClock(monday)
+	f, err := setup.Decode(strings.NewReader(engineSetup + extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.Apply(ctx, d, clock, f); err != nil {
+		t.Fatal(err)
+	}
+	log := events.NewLog(d, clock)
+	e := &engine{t: t, db: d, clock: clock, ids: map[string]string{}}
+	e.ws = workspace.NewService(d, clock)
+	e.leads = leads.NewService(d, clock, e.ws, log)
+	e.senders = senders.NewService(d, clock, log)
+	e.seqs = sequences.NewService(d, clock, e.senders, log)
+	e.svc = enrollments.NewService(d, clock, e.leads, e.ws, e.seqs, e.senders, log)
+	e.net = sandbox.New(1, clock, sandbox.Rates{})
+	e.runner = e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
+	w, err := e.ws.ByName(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.p = apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
+	all, _ := e.senders.All(ctx, w.ID)
+	for _, s := range all {
+		e.ids[s.Name] = s.ID
+		e.net.Register(s)
+	}
+	for _, n := range []string{"Berlin CTOs", "Plain"} {
+		q, err := e.seqs.ByName(ctx, w.ID, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.ids[n] = q.ID
+	}
+	c, _ := e.ws.Catalog(ctx, e.p)
+	for _, n := range c.Clients {
+		e.ids[n.Name] = n.ID
+	}
+	return e
+}
+
+// lead creates a lead of Globex with a LinkedIn id and an email, with the
+// fields in extra.
+func (e *engine) lead(name string, extra map[string]any) string {
+	e.t.Helper()
+	in := leads.LeadInput{Name: &name, LinkedInID: ptr("li-" + strings.ToLower(strings.ReplaceAll(name, " ", "-"))),
+		EmailWork: ptr(strings.ToLower(strings.ReplaceAll(name, " ", ".")) + "@example.test"), ClientID: ptr(e.ids["Globex"])}
+	for k, v := range extra {
+		switch k {
+		case "company":
+			in.Company = ptr(v.(string))
+		case "client_id":
+			in.ClientID = ptr(v.(string))
+		case "no_email":
+			in.EmailWork = nil
+		case "no_linkedin":
+			in.LinkedInID = nil
+		}
+	}
+	res, err := e.leads.Upsert(context.Background(), e.p, in)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res.Lead.ID
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (e *engine) activate(name string) {
+	e.t.Helper()
+	if err := e.seqs.ActivateByName(context.Background(), e.p.WorkspaceID, name); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *engine) enrol(seq string, ids ...string) *enrollments.CommitResult {
+	e.t.Helper()
+	res, err := e.svc.Commit(context.Background(), e.p, enrollments.Input{SequenceID: e.ids[seq], LeadIDs: ids, Confirm: true})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
+}
+
+// runUntil runs the runner on simulated time, jumping the clock to each
+// next due moment, until the clock reaches end. It returns how many
+// enrollment runs happened.
+func (e *engine) runUntil(end time.Time) int {
+	e.t.Helper()
+	ctx := context.Background()
+	runs := 0
+	for i := 0; i < 100000; i++ {
+		n, err := e.runner.Tick(ctx)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		runs += n
+		next, ok, err := e.runner.NextDue(ctx)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if !ok || next.After(end) {
+			e.clock.Set(end)
+			return runs
+		}
+		if next.After(e.clock.Now()) {
+			e.clock.Set(next)
+		}
+	}
+	e.t.Fatal("the runner did not settle")
+	return runs
+}
+
+func (e *engine) enrollment(id string) enrollments.Enrollment {
+	e.t.Helper()
+	page, err := e.svc.List(context.Background(), e.p, enrollments.Filter{LeadID: id, Limit: 10})
+	if err != nil || len(page.Data) == 0 {
+		e.t.Fatalf("enrollment of lead %s: %v", id, err)
+	}
+	return page.Data[0]
+}
+
+// kinds returns the event kinds of a lead, oldest first.
+func (e *engine) kinds(leadID string) []string {
+	e.t.Helper()
+	var out []string
+	if err := e.db.NewSelect().Table("events").Column("kind").Where("lead_id = ?", leadID).OrderExpr("created_at, id").Scan(context.Background(), &out); err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+func (e *engine) noViolations() {
+	e.t.Helper()
+	if v := e.net.Violations(); len(v) > 0 {
+		e.t.Fatalf("%d violations, first: %+v", len(v), v[0])
+	}
+}
+

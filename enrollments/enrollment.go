@@ -1,0 +1,104 @@
+// Package enrollments holds enrollments (one lead in one sequence):
+// preview and commit, pause, resume, exit and recover, and the runner that
+// executes due steps through each sender's transport, inside its schedule
+// and budget.
+package enrollments
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Status is an enrollment's state. active and paused are live; finished,
+// exited, replied and stopped are terminal; failed can be recovered.
+type Status string
+
+// The statuses.
+const (
+	Active   Status = "active"
+	Paused   Status = "paused"
+	Finished Status = "finished"
+	Exited   Status = "exited"
+	Replied  Status = "replied"
+	Stopped  Status = "stopped"
+	Failed   Status = "failed"
+)
+
+// Live reports whether s holds the lead: a lead has at most one live
+// enrollment in a workspace.
+func (s Status) Live() bool { return s == Active || s == Paused }
+
+// Activity-log kinds of enrollment changes, each on the lead's timeline.
+const (
+	EventCreated   = "enrollment.created"
+	EventPaused    = "enrollment.paused"
+	EventResumed   = "enrollment.resumed"
+	EventExited    = "enrollment.exited"
+	EventFinished  = "enrollment.finished"
+	EventFailed    = "enrollment.failed"
+	EventReplied   = "enrollment.replied"
+	EventStopped   = "enrollment.stopped"
+	EventRecovered = "enrollment.recovered"
+)
+
+// Enrollment is one lead in one sequence.
+type Enrollment struct {
+	bun.BaseModel `bun:"table:enrollments,alias:e"`
+
+	ID            string     `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID   string     `bun:"workspace_id" json:"-"`
+	SequenceID    string     `bun:"sequence_id" json:"sequence_id" format:"uuid"`
+	LeadID        string     `bun:"lead_id" json:"lead_id" format:"uuid"`
+	ClientID      *string    `bun:"client_id" json:"client_id" format:"uuid"`
+	SenderID      *string    `bun:"sender_id" json:"sender_id" format:"uuid" doc:"The sender of the LinkedIn steps, or of the email steps when the sequence has only those."`
+	EmailSenderID *string    `bun:"email_sender_id" json:"email_sender_id" format:"uuid" doc:"The sender of the email steps when the sequence has LinkedIn steps too."`
+	Status        Status     `bun:"status" json:"status" enum:"active,paused,finished,exited,replied,stopped,failed"`
+	StepID        string     `bun:"step_id" json:"step_id" doc:"The current step (the failed one for a failed enrollment)."`
+	StepStartedAt time.Time  `bun:"step_started_at" json:"step_started_at"`
+	Attempt       int        `bun:"attempt" json:"-"`
+	NextRunAt     *time.Time `bun:"next_run_at" json:"next_run_at" doc:"When the runner next looks at it; null while it waits for something other than time (a task, its sequence)."`
+	Held          bool       `bun:"held" json:"-"`
+	WaitingFor    *string    `bun:"waiting_for" json:"waiting_for" doc:"Why it is not running now, as a why-not-sending code; null when due."`
+	WaitingUntil  *time.Time `bun:"waiting_until" json:"-"`
+	LastErrorCode *string    `bun:"last_error_code" json:"last_error_code"`
+	LastError     *string    `bun:"last_error" json:"last_error"`
+	FailedAt      *time.Time `bun:"failed_at" json:"failed_at"`
+	EndedAt       *time.Time `bun:"ended_at" json:"ended_at"`
+	LeaseUntil    *time.Time `bun:"lease_until" json:"-"`
+	CreatedAt     time.Time  `bun:"created_at" json:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at" json:"updated_at"`
+}
+
+// ActionRecord is one action the runner performed or is performing.
+type ActionRecord struct {
+	bun.BaseModel `bun:"table:actions,alias:a"`
+
+	ID           string     `bun:"id,pk"`
+	WorkspaceID  string     `bun:"workspace_id"`
+	EnrollmentID string     `bun:"enrollment_id"`
+	SequenceID   string     `bun:"sequence_id"`
+	StepID       string     `bun:"step_id"`
+	Attempt      int        `bun:"attempt"`
+	SenderID     string     `bun:"sender_id"`
+	LeadID       string     `bun:"lead_id"`
+	Action       string     `bun:"action"`
+	IdemKey      string     `bun:"idem_key"`
+	Status       string     `bun:"status"` // sending, sent, failed
+	WithNote     bool       `bun:"with_note"`
+	Day          string     `bun:"day"` // the sender's local date the budget was taken on
+	ErrorCode    *string    `bun:"error_code"`
+	CreatedAt    time.Time  `bun:"created_at"`
+	DoneAt       *time.Time `bun:"done_at"`
+}
+
+// stepStat counts enrollments per sequence step.
+type stepStat struct {
+	bun.BaseModel `bun:"table:step_stats"`
+
+	SequenceID string `bun:"sequence_id,pk"`
+	StepID     string `bun:"step_id,pk"`
+	Entered    int    `bun:"entered"`
+	Done       int    `bun:"done"`
+	Failed     int    `bun:"failed"`
+}

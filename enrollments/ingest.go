@@ -1,0 +1,131 @@
+package enrollments
+
+import (
+	"context"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/senders"
+)
+
+func newID() string { return apikit.NewID() }
+
+// Ingest takes in what the transports report happened outside up to now:
+// acceptances, replies, bounces and signals about senders. Each report is
+// recorded in its own transaction with its consequences (reply-stop, a
+// sender's health).
+func (r *Runner) Ingest(ctx context.Context) error {
+	now := r.svc.clock.Now()
+	for _, t := range r.transports {
+		in, err := t.Inbound(ctx, now)
+		if err != nil {
+			return err
+		}
+		for _, ev := range in {
+			if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.ingestOne(ctx, ev, now) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Time) error {
+	svc := r.svc
+	s, err := svc.senders.Sender(ctx, in.SenderID)
+	if db.IsNoRows(err) {
+		r.logger.Warn("runner: inbound for an unknown sender", "sender_id", in.SenderID, "kind", in.Kind)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	ev := events.Event{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID}
+	emit := func(kind string, data map[string]any) error {
+		ev.Kind, ev.Data = kind, data
+		return svc.log.EmitMany(ctx, []events.Event{ev})
+	}
+	switch in.Kind {
+	case senders.InboundSignal:
+		return svc.senders.Signal(ctx, s, in.Signal, in.Message)
+	case senders.InboundAccepted:
+		ok, err := svc.senders.InviteAccepted(ctx, s, in.LeadID)
+		if err != nil || !ok {
+			return err
+		}
+		if err := emit(EventInviteAccepted, map[string]any{"sender_id": s.ID}); err != nil {
+			return err
+		}
+		return svc.store.Wake(ctx, "lead_id", in.LeadID, "awaiting_acceptance", now)
+	case senders.InboundBounce:
+		if err := emit(EventEmailBounced, map[string]any{"sender_id": s.ID, "message": in.Message}); err != nil {
+			return err
+		}
+		live, err := svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID})
+		if err != nil {
+			return err
+		}
+		for i := range live {
+			e := &live[i]
+			if deref(e.SenderID) != s.ID && deref(e.EmailSenderID) != s.ID {
+				continue
+			}
+			if err := r.fail(ctx, e, "email_bounced", "The lead's email address bounced: "+in.Message, now); err != nil {
+				return err
+			}
+			e.UpdatedAt, e.LeaseUntil = now, nil
+			if err := svc.store.Save(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case senders.InboundReply:
+		return r.reply(ctx, s, in, now, emit)
+	}
+	return nil
+}
+
+// reply records a reply. A real reply stops every live enrollment of the
+// lead (reply-stop) in this transaction; an auto-reply only delays the
+// lead's next step.
+func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inbound, now time.Time, emit func(string, map[string]any) error) error {
+	svc := r.svc
+	data := map[string]any{"sender_id": s.ID, "auto_reply": in.AutoReply, "provider_message_id": in.ProviderMessageID}
+	if in.Subject != "" {
+		data["subject"] = in.Subject
+	}
+	data["body"] = in.Body
+	if err := emit(EventReplyReceived, data); err != nil {
+		return err
+	}
+	live, err := svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID})
+	if err != nil {
+		return err
+	}
+	if in.AutoReply {
+		until := now.Add(OutOfOfficeDelay)
+		for i := range live {
+			e := &live[i]
+			if e.Status == Active && e.NextRunAt != nil && e.NextRunAt.Before(until) {
+				reason := "out_of_office"
+				e.NextRunAt, e.WaitingFor, e.WaitingUntil, e.UpdatedAt = &until, &reason, &until, now
+				if err := svc.store.Save(ctx, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for i := range live {
+		e := &live[i]
+		if err := r.end(ctx, e, Replied, "replied", now); err != nil {
+			return err
+		}
+		e.UpdatedAt, e.LeaseUntil = now, nil
+		if err := svc.store.Save(ctx, e); err != nil {
+			return err
+		}
+	}
+	return svc.leads.MarkReplied(ctx, s.WorkspaceID, in.LeadID)
+}

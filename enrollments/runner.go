@@ -1,0 +1,630 @@
+package enrollments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Activity-log kinds the runner writes.
+const (
+	EventActionSent      = "action.sent"
+	EventInviteAccepted  = "invite.accepted"
+	EventReplyReceived   = "reply.received"
+	EventEmailBounced    = "email.bounced"
+	EventSequenceWebhook = "sequence.webhook"
+	EventTaskCreated     = "task.created"
+)
+
+// Runner defaults.
+const (
+	DefaultBatch       = 100
+	DefaultLease       = 5 * time.Minute
+	DefaultMaxAttempts = 4
+	// OutOfOfficeDelay is how long an auto-reply delays the next step.
+	OutOfOfficeDelay = 3 * 24 * time.Hour
+	// maxStepsPerRun bounds how many steps one enrollment goes through in
+	// one run; graphs have no loop without a wait, so this is a backstop.
+	maxStepsPerRun = 32
+)
+
+// Runner executes due steps. Several runners may share one database: each
+// claims due enrollments with a lease, and budgets are taken under the
+// lock of their counter rows.
+type Runner struct {
+	svc         *Service
+	transports  map[string]senders.Transport
+	logger      *slog.Logger
+	Batch       int
+	Lease       time.Duration
+	MaxAttempts int
+	// Backoff is the wait before retrying a transient error, by attempt.
+	Backoff func(attempt int) time.Duration
+}
+
+// NewRunner returns a runner that sends through transports, by a sender's
+// transport name.
+func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *slog.Logger) *Runner {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, Lease: DefaultLease,
+		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
+}
+
+// call is an action reserved in phase one, to be performed by its transport.
+type call struct {
+	e      *Enrollment
+	q      *sequences.Sequence
+	step   sequences.Step
+	sender *senders.Sender
+	action *ActionRecord
+	req    senders.Request
+	// recover: the action was recorded by an earlier run that did not
+	// record its outcome; ask the transport instead of sending.
+	recover bool
+}
+
+// Tick takes in what the transports report, then runs every due
+// enrollment once, and returns how many it ran.
+func (r *Runner) Tick(ctx context.Context) (int, error) {
+	if err := r.Ingest(ctx); err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		now := r.svc.clock.Now()
+		claimed, err := r.svc.store.Claim(ctx, now, now.Add(r.Lease), r.Batch)
+		if err != nil {
+			return n, err
+		}
+		for _, c := range claimed {
+			if err := r.runOne(ctx, c.WorkspaceID, c.ID); err != nil {
+				if ctx.Err() != nil {
+					return n, ctx.Err()
+				}
+				// The enrollment keeps its lease and is looked at again
+				// when the lease ends; the others go on.
+				r.logger.Error("runner: enrollment", "enrollment_id", c.ID, "error", err)
+			}
+			n++
+		}
+		if len(claimed) < r.Batch {
+			return n, nil
+		}
+	}
+}
+
+// Run ticks every interval until ctx ends.
+func (r *Runner) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
+			r.logger.Error("runner: tick", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// NextDue returns when the runner next has something to do: the earliest
+// due enrollment or inbound event. For simulated time.
+func (r *Runner) NextDue(ctx context.Context) (time.Time, bool, error) {
+	t, ok, err := r.svc.store.NextDue(ctx)
+	if err != nil {
+		return t, ok, err
+	}
+	for _, tr := range r.transports {
+		if at, has := tr.NextInbound(); has && (!ok || at.Before(t)) {
+			t, ok = at, true
+		}
+	}
+	return t, ok, nil
+}
+
+// runOne runs one claimed enrollment through as many steps as are due.
+func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
+	for range maxStepsPerRun {
+		var c *call
+		again := false
+		err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+			e, err := r.svc.store.ByID(ctx, workspaceID, id)
+			if err != nil {
+				return err
+			}
+			now := r.svc.clock.Now()
+			if e.Status != Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
+				e.LeaseUntil = nil
+				return r.svc.store.Save(ctx, e)
+			}
+			if a, err := r.svc.store.SendingAction(ctx, e.ID); err != nil {
+				return err
+			} else if a != nil {
+				c, err = r.recovering(ctx, e, a)
+				return err
+			}
+			c, again, err = r.prepare(ctx, e, now)
+			return err
+		})
+		if err != nil || (c == nil && !again) {
+			return err
+		}
+		if c == nil {
+			continue
+		}
+		t := r.transports[c.sender.Transport]
+		var res senders.Result
+		var perr error
+		if c.recover {
+			var found bool
+			res, found, perr = t.Lookup(ctx, c.action.IdemKey)
+			if perr != nil {
+				return perr
+			}
+			if !found {
+				perr = errNotPerformed
+			}
+		} else {
+			res, perr = t.Perform(ctx, c.req)
+			if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
+				// The outcome is unknown: keep the action as sending and the
+				// lease; the next run after the lease asks the transport.
+				return fmt.Errorf("transport: %w", perr)
+			}
+		}
+		err = r.svc.db.InTx(ctx, func(ctx context.Context) error {
+			var err error
+			again, err = r.finish(ctx, c, res, perr)
+			return err
+		})
+		if err != nil || !again {
+			return err
+		}
+	}
+	return nil
+}
+
+// errNotPerformed is a recovered action the transport never performed.
+var errNotPerformed = errors.New("not performed")
+
+// recovering prepares the outcome lookup of an action an earlier run
+// recorded as sending.
+func (r *Runner) recovering(ctx context.Context, e *Enrollment, a *ActionRecord) (*call, error) {
+	q, err := r.svc.sequences.ByID(ctx, e.WorkspaceID, e.SequenceID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.svc.senders.ByID(ctx, e.WorkspaceID, a.SenderID)
+	if err != nil {
+		return nil, err
+	}
+	step, _ := q.StepByID(a.StepID)
+	return &call{e: e, q: q, step: step, sender: s, action: a, recover: true}, nil
+}
+
+// prepare is phase one: it checks every rule for the enrollment's step at
+// this moment. Steps that send nothing are done here; an action is
+// reserved and recorded as sending and returned for its transport.
+// again reports that the enrollment is due again at once.
+func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*call, bool, error) {
+	svc := r.svc
+	save := func() (*call, bool, error) {
+		e.UpdatedAt = now
+		again := e.Status == Active && e.NextRunAt != nil && !e.NextRunAt.After(now)
+		if !again {
+			e.LeaseUntil = nil
+		}
+		return nil, again, svc.store.Save(ctx, e)
+	}
+	ws, err := svc.catalog.WorkspaceByID(ctx, e.WorkspaceID)
+	if err != nil {
+		return nil, false, err
+	}
+	if ws.Suspended {
+		// Suspension is lifted through setup; look again in an hour.
+		r.wait(e, "workspace_suspended", ptr(now.Add(time.Hour)))
+		return save()
+	}
+	q, err := svc.sequences.ByID(ctx, e.WorkspaceID, e.SequenceID)
+	if err != nil {
+		return nil, false, err
+	}
+	if q.Status != sequences.Active {
+		e.Held = true
+		return save()
+	}
+	step, ok := q.StepByID(e.StepID)
+	if !ok {
+		if err := r.fail(ctx, e, "step_removed", fmt.Sprintf("Step %q no longer exists in the sequence.", e.StepID), now); err != nil {
+			return nil, false, err
+		}
+		return save()
+	}
+	ls, err := svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
+	if err != nil || len(ls) == 0 {
+		return nil, false, errors.Join(err, fmt.Errorf("lead %s of enrollment %s is gone", e.LeadID, e.ID))
+	}
+	lead := &ls[0]
+	if stop, reason, err := r.stopReason(ctx, lead); err != nil {
+		return nil, false, err
+	} else if stop != "" {
+		if err := r.end(ctx, e, stop, reason, now); err != nil {
+			return nil, false, err
+		}
+		return save()
+	}
+	switch step.Type {
+	case sequences.TypeWait:
+		s, _ := r.senderFor(ctx, e, senders.LinkedIn)
+		due := waitUntil(e.StepStartedAt, step, s)
+		if due.After(now) {
+			r.wait(e, "wait_step", &due)
+			return save()
+		}
+		err = r.advance(ctx, e, q, step, q.After(step), now)
+	case sequences.TypeCondition:
+		var next string
+		if next, err = r.condition(ctx, e, step, lead, now); err == nil && next == "" {
+			return save() // waits for an acceptance
+		}
+		if err == nil {
+			err = r.advance(ctx, e, q, step, next, now)
+		}
+	case sequences.TypeWebhook:
+		err = svc.log.EmitMany(ctx, []events.Event{r.event(e, EventSequenceWebhook, step.ID, map[string]any{
+			"sequence_id": e.SequenceID, "enrollment_id": e.ID, "lead_id": e.LeadID, "step_id": step.ID, "payload": step.Payload})})
+		if err == nil {
+			err = r.advance(ctx, e, q, step, q.After(step), now)
+		}
+	case sequences.TypeTask:
+		if deref(e.WaitingFor) != "tasks_pending" {
+			err = svc.log.EmitMany(ctx, []events.Event{r.event(e, EventTaskCreated, step.ID, map[string]any{
+				"title": step.Title, "due_at": now.AddDate(0, 0, step.DueInDays), "step_id": step.ID})})
+		}
+		r.wait(e, "tasks_pending", nil)
+	default:
+		return r.prepareAction(ctx, e, q, step, lead, now, save)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return save()
+}
+
+// stopReason says whether the lead may get nothing more: replied, do-not-
+// contact or blacklisted.
+func (r *Runner) stopReason(ctx context.Context, l *leads.Lead) (Status, string, error) {
+	if l.Replied {
+		return Replied, "replied", nil
+	}
+	if l.DoNotContact {
+		return Stopped, "do_not_contact", nil
+	}
+	hits, err := r.svc.catalog.BlacklistHits(ctx, l.WorkspaceID, []workspace.Person{personOf(l)})
+	if err != nil {
+		return "", "", err
+	}
+	if hits[0] != "" {
+		return Stopped, "blacklisted: " + hits[0], nil
+	}
+	return "", "", nil
+}
+
+// senderFor returns the enrollment's sender for a channel.
+func (r *Runner) senderFor(ctx context.Context, e *Enrollment, c senders.Channel) (*senders.Sender, error) {
+	id := deref(e.SenderID)
+	if c == senders.Email && e.EmailSenderID != nil {
+		id = *e.EmailSenderID
+	}
+	if id == "" {
+		return nil, errors.New("no sender")
+	}
+	s, err := r.svc.senders.ByID(ctx, e.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if c == senders.Email && s.Channel != senders.Email {
+		return nil, errors.New("no email sender")
+	}
+	return s, nil
+}
+
+// waitUntil is when a wait step that started at start ends. Working days
+// are the days the sender's schedule has a window on.
+func waitUntil(start time.Time, step sequences.Step, s *senders.Sender) time.Time {
+	if !step.WorkingDays || s == nil {
+		return start.Add(time.Duration(step.Days)*24*time.Hour + time.Duration(step.Hours)*time.Hour)
+	}
+	loc := s.Location()
+	lt := start.In(loc)
+	counted, day := 0, 0
+	for counted < step.Days && day < 3660 {
+		day++
+		d := time.Date(lt.Year(), lt.Month(), lt.Day()+day, 12, 0, 0, 0, loc)
+		if s.Schedule.WorkingDay(d.Year(), d.Month(), d.Day(), loc) {
+			counted++
+		}
+	}
+	end := time.Date(lt.Year(), lt.Month(), lt.Day()+day, lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+	return end.Add(time.Duration(step.Hours) * time.Hour).UTC()
+}
+
+// condition evaluates a condition step: the next step id, or "" when the
+// enrollment waits (for an acceptance within the step's days).
+func (r *Runner) condition(ctx context.Context, e *Enrollment, step sequences.Step, l *leads.Lead, now time.Time) (string, error) {
+	branch := func(ok bool) string {
+		if ok {
+			return step.Then
+		}
+		return step.Else
+	}
+	switch step.If {
+	case sequences.IfHasEmail:
+		return branch(hasEmail(l)), nil
+	case sequences.IfHasLinkedIn:
+		return branch(hasLinkedIn(l)), nil
+	}
+	connected, err := r.svc.senders.Connected(ctx, deref(e.SenderID), e.LeadID)
+	if err != nil {
+		return "", err
+	}
+	if step.If == sequences.IfConnected || connected {
+		return branch(connected), nil
+	}
+	deadline := e.StepStartedAt.AddDate(0, 0, step.WithinDays)
+	if now.Before(deadline) {
+		r.wait(e, "awaiting_acceptance", &deadline)
+		return "", nil
+	}
+	return step.Else, nil
+}
+
+// prepareAction checks an action step's rules and reserves its budget.
+func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.Sequence, step sequences.Step, lead *leads.Lead,
+	now time.Time, save func() (*call, bool, error)) (*call, bool, error) {
+	action, _ := step.Action()
+	failWith := func(code, msg string) (*call, bool, error) {
+		if err := r.fail(ctx, e, code, msg, now); err != nil {
+			return nil, false, err
+		}
+		return save()
+	}
+	s, err := r.senderFor(ctx, e, action.Channel())
+	if err != nil {
+		return failWith("no_sender", fmt.Sprintf("The enrollment has no %s sender for step %q.", action.Channel(), step.ID))
+	}
+	if _, ok := r.transports[s.Transport]; !ok {
+		return failWith("no_transport", fmt.Sprintf("Sender %s uses transport %q, which this runner does not have.", s.Name, s.Transport))
+	}
+	loc := s.Location()
+	switch {
+	case s.Status == senders.Paused:
+		r.wait(e, "sender_paused", nil)
+		return save()
+	case s.Health == senders.Disconnected:
+		r.wait(e, "sender_disconnected", nil)
+		return save()
+	case s.Health == senders.Restricted:
+		r.wait(e, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
+		return save()
+	}
+	if !s.Schedule.Open(now, loc) {
+		next, _ := s.Schedule.NextOpen(now, loc)
+		r.wait(e, "outside_schedule", &next)
+		return save()
+	}
+	rec := senders.Recipient{LeadID: lead.ID, Name: deref(lead.Name), LinkedInID: deref(lead.LinkedInID),
+		PublicIdentifier: deref(lead.PublicIdentifier), ProviderID: deref(lead.ProviderID), Email: emailOf(lead)}
+	if action.Channel() == senders.LinkedIn && !hasLinkedIn(lead) {
+		return failWith("missing_linkedin", "The lead has no LinkedIn id, provider id or public identifier.")
+	}
+	if action == senders.SendEmail && !hasEmail(lead) {
+		return failWith("missing_email", "The lead has no email address.")
+	}
+	vars := varsOf(lead)
+	texts := map[string]string{}
+	for field, t := range map[string]string{"note": step.Note, "subject": step.Subject, "body": step.Body} {
+		out, missing, err := sequences.Render(t, vars)
+		if err != nil || len(missing) > 0 {
+			return failWith("missing_variable", fmt.Sprintf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing))
+		}
+		texts[field] = out
+	}
+	blocked, err := r.svc.senders.Reserve(ctx, s, action, now)
+	if err != nil {
+		return nil, false, err
+	}
+	if blocked != nil {
+		r.wait(e, blocked.Code, &blocked.Until)
+		return save()
+	}
+	withNote := false
+	if action == senders.Invite && texts["note"] != "" {
+		ok, err := r.svc.senders.TakeNote(ctx, s, now)
+		if err != nil {
+			return nil, false, err
+		}
+		switch {
+		case ok:
+			withNote = true
+		case step.NoteFallback == sequences.NoteFallbackWithoutNote:
+			texts["note"] = ""
+		default:
+			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
+				return nil, false, err
+			}
+			r.wait(e, "note_quota", ptr(senders.NextMonth(now, loc)))
+			return save()
+		}
+	}
+	a := &ActionRecord{ID: newID(), WorkspaceID: e.WorkspaceID, EnrollmentID: e.ID, SequenceID: e.SequenceID, StepID: step.ID,
+		Attempt: e.Attempt, SenderID: s.ID, LeadID: e.LeadID, Action: string(action), IdemKey: fmt.Sprintf("%s:%s:%d", e.ID, step.ID, e.Attempt),
+		Status: "sending", WithNote: withNote, Day: senders.LocalDate(now, loc), CreatedAt: now}
+	if err := r.svc.store.InsertAction(ctx, a); err != nil {
+		return nil, false, err
+	}
+	e.WaitingFor, e.WaitingUntil, e.UpdatedAt = nil, nil, now
+	if err := r.svc.store.Save(ctx, e); err != nil {
+		return nil, false, err
+	}
+	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: "sequence"}
+	return &call{e: e, q: q, step: step, sender: s, action: a, req: req}, false, nil
+}
+
+// finish is phase two: it records the transport's answer and moves the
+// enrollment on.
+func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr error) (bool, error) {
+	svc := r.svc
+	e, err := svc.store.ByID(ctx, c.e.WorkspaceID, c.e.ID)
+	if err != nil {
+		return false, err
+	}
+	now := svc.clock.Now()
+	a := c.action
+	action := senders.Action(a.Action)
+	giveBack := func() error { return svc.senders.GiveBack(ctx, c.sender, action, a.CreatedAt) }
+	if errors.Is(perr, errNotPerformed) {
+		// Never sent: free the budget and the key, and run the step again.
+		if err := giveBack(); err != nil {
+			return false, err
+		}
+		if err := svc.store.DeleteAction(ctx, a); err != nil {
+			return false, err
+		}
+		e.NextRunAt, e.UpdatedAt = &now, now
+		return true, svc.store.Save(ctx, e)
+	}
+	if perr == nil {
+		a.Status, a.DoneAt = "sent", &now
+		if err := svc.store.SaveAction(ctx, a); err != nil {
+			return false, err
+		}
+		data := map[string]any{"action": a.Action, "purpose": "sequence"}
+		if action == senders.Invite {
+			data["with_note"] = a.WithNote
+			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote); err != nil {
+				return false, err
+			}
+		}
+		if res.ProviderMessageID != "" {
+			data["provider_message_id"] = res.ProviderMessageID
+		}
+		ev := r.event(e, EventActionSent, a.StepID, data)
+		ev.SenderID = c.sender.ID
+		if err := svc.log.EmitMany(ctx, []events.Event{ev}); err != nil {
+			return false, err
+		}
+		if e.Status != Active || e.StepID != a.StepID {
+			// Paused, exited or moved while the action was out: it was
+			// sent, and the enrollment stays where it now is.
+			e.LeaseUntil = nil
+			return false, svc.store.Save(ctx, e)
+		}
+		if err := r.advance(ctx, e, c.q, c.step, c.q.After(c.step), now); err != nil {
+			return false, err
+		}
+		return r.saveAfter(ctx, e, now)
+	}
+	te, _ := senders.AsTransportError(perr)
+	if err := giveBack(); err != nil {
+		return false, err
+	}
+	a.Status, a.DoneAt, a.ErrorCode = "failed", &now, &te.Code
+	if err := svc.store.SaveAction(ctx, a); err != nil {
+		return false, err
+	}
+	msg := te.Message
+	e.LastErrorCode, e.LastError = &te.Code, &msg
+	switch te.Kind {
+	case senders.Transient:
+		e.Attempt++
+		if e.Attempt >= r.MaxAttempts {
+			if err := r.fail(ctx, e, te.Code, fmt.Sprintf("%s (after %d attempts)", te.Message, e.Attempt), now); err != nil {
+				return false, err
+			}
+		} else {
+			r.wait(e, "retrying", ptr(now.Add(r.Backoff(e.Attempt))))
+		}
+	case senders.SenderLevel:
+		e.Attempt++
+		if err := svc.senders.Signal(ctx, c.sender, te.Signal, te.Message); err != nil {
+			return false, err
+		}
+		r.wait(e, "sender_"+string(c.sender.Health), ptr(senders.NextMidnight(now, c.sender.Location())))
+		if c.sender.Health == senders.Disconnected {
+			r.wait(e, "sender_disconnected", nil)
+		}
+	default:
+		if err := r.fail(ctx, e, te.Code, te.Message, now); err != nil {
+			return false, err
+		}
+	}
+	return r.saveAfter(ctx, e, now)
+}
+
+func (r *Runner) saveAfter(ctx context.Context, e *Enrollment, now time.Time) (bool, error) {
+	e.UpdatedAt = now
+	again := e.Status == Active && e.NextRunAt != nil && !e.NextRunAt.After(now)
+	if !again {
+		e.LeaseUntil = nil
+	}
+	return again, r.svc.store.Save(ctx, e)
+}
+
+// wait parks the enrollment for reason until until (nil: until something
+// wakes it).
+func (r *Runner) wait(e *Enrollment, reason string, until *time.Time) {
+	e.WaitingFor, e.NextRunAt, e.WaitingUntil = &reason, until, until
+}
+
+// advance moves the enrollment from step to next, or finishes it.
+func (r *Runner) advance(ctx context.Context, e *Enrollment, q *sequences.Sequence, step sequences.Step, next string, now time.Time) error {
+	if err := r.svc.store.CountStep(ctx, q.ID, step.ID, "done", 1); err != nil {
+		return err
+	}
+	e.Attempt, e.WaitingFor, e.WaitingUntil, e.LastErrorCode, e.LastError = 0, nil, nil, nil, nil
+	if next == sequences.End {
+		e.Status, e.EndedAt, e.NextRunAt = Finished, &now, nil
+		return r.svc.log.EmitMany(ctx, []events.Event{r.event(e, EventFinished, step.ID, map[string]any{"sequence_id": e.SequenceID})})
+	}
+	e.StepID, e.StepStartedAt, e.NextRunAt = next, now, &now
+	return r.svc.store.CountStep(ctx, q.ID, next, "entered", 1)
+}
+
+// fail marks the enrollment failed at its step with a code.
+func (r *Runner) fail(ctx context.Context, e *Enrollment, code, msg string, now time.Time) error {
+	e.Status, e.FailedAt, e.LastErrorCode, e.LastError, e.NextRunAt, e.WaitingFor, e.WaitingUntil = Failed, &now, &code, &msg, nil, nil, nil
+	if err := r.svc.store.CountStep(ctx, e.SequenceID, e.StepID, "failed", 1); err != nil {
+		return err
+	}
+	return r.svc.log.EmitMany(ctx, []events.Event{r.event(e, EventFailed, e.StepID, map[string]any{"sequence_id": e.SequenceID, "code": code, "message": msg})})
+}
+
+// end moves the enrollment to a terminal status.
+func (r *Runner) end(ctx context.Context, e *Enrollment, status Status, reason string, now time.Time) error {
+	e.Status, e.EndedAt, e.NextRunAt, e.WaitingFor, e.WaitingUntil = status, &now, nil, nil, nil
+	kind := EventStopped
+	if status == Replied {
+		kind = EventReplied
+	}
+	return r.svc.log.EmitMany(ctx, []events.Event{r.event(e, kind, e.StepID, map[string]any{"sequence_id": e.SequenceID, "reason": reason})})
+}
+
+func (r *Runner) event(e *Enrollment, kind, stepID string, data map[string]any) events.Event {
+	return events.Event{WorkspaceID: e.WorkspaceID, LeadID: e.LeadID, SequenceID: e.SequenceID, EnrollmentID: e.ID,
+		SenderID: deref(e.SenderID), StepID: stepID, Kind: kind, Data: data}
+}
+
+func ptr[T any](v T) *T { return &v }

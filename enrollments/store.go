@@ -1,0 +1,276 @@
+package enrollments
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+)
+
+// liveStatuses are the statuses that hold a lead.
+var liveStatuses = []Status{Active, Paused}
+
+// Filter narrows a list of enrollments.
+type Filter struct {
+	SequenceID string
+	LeadID     string
+	SenderID   string
+	Status     Status
+	Limit      int
+	Offset     int
+}
+
+// BunStore is the enrollments' store on bun, for both engines. Every
+// method joins the transaction in ctx.
+type BunStore struct{ db *db.DB }
+
+// NewBunStore returns the store on d.
+func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+
+func (b *BunStore) idb(ctx context.Context) bun.IDB { return b.db.IDB(ctx) }
+
+// chunks calls fn on ids in chunks small enough for one statement.
+func chunks(ids []string, fn func(part []string) error) error {
+	for start := 0; start < len(ids); start += 500 {
+		if err := fn(ids[start:min(start+500, len(ids))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Insert inserts enrollments. A lead that gained a live enrollment in the
+// meantime makes it fail with a unique violation.
+func (b *BunStore) Insert(ctx context.Context, es []Enrollment) error {
+	for start := 0; start < len(es); start += 200 {
+		part := es[start:min(start+200, len(es))]
+		if _, err := b.idb(ctx).NewInsert().Model(&part).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Save updates e.
+func (b *BunStore) Save(ctx context.Context, e *Enrollment) error {
+	_, err := b.idb(ctx).NewUpdate().Model(e).WherePK().Exec(ctx)
+	return err
+}
+
+// ByID returns the workspace's enrollment with id. Inside a transaction on
+// Postgres the row is locked until commit.
+func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Enrollment, error) {
+	e := new(Enrollment)
+	q := b.idb(ctx).NewSelect().Model(e).Where("e.workspace_id = ? AND e.id = ?", workspaceID, id)
+	if _, inTx := b.idb(ctx).(bun.Tx); inTx && b.db.Engine == db.Postgres {
+		q = q.For("UPDATE")
+	}
+	return e, q.Scan(ctx)
+}
+
+// Live returns the live enrollments of the leads.
+func (b *BunStore) Live(ctx context.Context, workspaceID string, leadIDs []string) ([]Enrollment, error) {
+	var out []Enrollment
+	err := chunks(leadIDs, func(part []string) error {
+		var es []Enrollment
+		err := b.idb(ctx).NewSelect().Model(&es).
+			Where("e.workspace_id = ? AND e.lead_id IN (?) AND e.status IN (?)", workspaceID, bun.In(part), bun.In(liveStatuses)).Scan(ctx)
+		out = append(out, es...)
+		return err
+	})
+	return out, err
+}
+
+// InSequence returns which of the leads have any enrollment in the sequence.
+func (b *BunStore) InSequence(ctx context.Context, sequenceID string, leadIDs []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := chunks(leadIDs, func(part []string) error {
+		var ids []string
+		err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("lead_id").
+			Where("e.lead_id IN (?) AND e.sequence_id = ?", bun.In(part), sequenceID).Scan(ctx, &ids)
+		for _, id := range ids {
+			out[id] = true
+		}
+		return err
+	})
+	return out, err
+}
+
+// ContactedBy returns, for each of the leads that one of the senders already
+// sent an action to, the sender that did.
+func (b *BunStore) ContactedBy(ctx context.Context, leadIDs, senderIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(senderIDs) == 0 {
+		return out, nil
+	}
+	err := chunks(leadIDs, func(part []string) error {
+		var rows []struct {
+			LeadID   string `bun:"lead_id"`
+			SenderID string `bun:"sender_id"`
+		}
+		err := b.idb(ctx).NewSelect().Model((*ActionRecord)(nil)).Column("lead_id", "sender_id").
+			Where("a.lead_id IN (?) AND a.sender_id IN (?) AND a.status = 'sent'", bun.In(part), bun.In(senderIDs)).
+			Scan(ctx, &rows)
+		for _, r := range rows {
+			out[r.LeadID] = r.SenderID
+		}
+		return err
+	})
+	return out, err
+}
+
+// LiveLoad returns how many live enrollments each sender carries.
+func (b *BunStore) LiveLoad(ctx context.Context, senderIDs []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(senderIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		SenderID string `bun:"sender_id"`
+		N        int    `bun:"n"`
+	}
+	err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("sender_id").ColumnExpr("count(*) AS n").
+		Where("e.sender_id IN (?) AND e.status IN (?)", bun.In(senderIDs), bun.In(liveStatuses)).Group("sender_id").Scan(ctx, &rows)
+	for _, r := range rows {
+		out[r.SenderID] = r.N
+	}
+	return out, err
+}
+
+// List returns one page of the workspace's enrollments, newest first.
+func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Enrollment, int, error) {
+	var out []Enrollment
+	q := b.idb(ctx).NewSelect().Model(&out).Where("e.workspace_id = ?", workspaceID)
+	if len(scope) > 0 {
+		q = q.Where("e.client_id IN (?)", bun.In(scope))
+	}
+	if f.SequenceID != "" {
+		q = q.Where("e.sequence_id = ?", f.SequenceID)
+	}
+	if f.LeadID != "" {
+		q = q.Where("e.lead_id = ?", f.LeadID)
+	}
+	if f.SenderID != "" {
+		q = q.Where("(e.sender_id = ? OR e.email_sender_id = ?)", f.SenderID, f.SenderID)
+	}
+	if f.Status != "" {
+		q = q.Where("e.status = ?", f.Status)
+	}
+	n, err := q.OrderExpr("e.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
+	return out, int(n), err
+}
+
+// ForLead returns the lead's enrollments, newest first.
+func (b *BunStore) ForLead(ctx context.Context, workspaceID, leadID string) ([]Enrollment, error) {
+	var out []Enrollment
+	err := b.idb(ctx).NewSelect().Model(&out).Where("e.workspace_id = ? AND e.lead_id = ?", workspaceID, leadID).
+		OrderExpr("e.created_at DESC, e.id DESC").Scan(ctx)
+	return out, err
+}
+
+// Claim leases up to limit due enrollments until leaseUntil and returns
+// them (workspace and id). On Postgres, rows other runners hold are
+// skipped; on SQLite the claim is one write in the single-writer queue.
+func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Enrollment, error) {
+	lock := ""
+	if b.db.Engine == db.Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	var out []Enrollment
+	err := b.db.InTx(ctx, func(ctx context.Context) error {
+		rows, err := b.idb(ctx).QueryContext(ctx, `UPDATE enrollments SET lease_until = ? WHERE id IN (
+			SELECT id FROM enrollments WHERE status = 'active' AND NOT held AND next_run_at <= ?
+			  AND (lease_until IS NULL OR lease_until <= ?)
+			ORDER BY next_run_at LIMIT ?`+lock+`) RETURNING workspace_id, id`, leaseUntil, now, now, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e Enrollment
+			if err := rows.Scan(&e.WorkspaceID, &e.ID); err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// NextDue returns the earliest next_run_at of runnable enrollments.
+func (b *BunStore) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var t []time.Time
+	err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("next_run_at").
+		Where("e.status = 'active' AND NOT e.held AND e.next_run_at IS NOT NULL").OrderExpr("e.next_run_at").Limit(1).Scan(ctx, &t)
+	if err != nil || len(t) == 0 {
+		return time.Time{}, false, err
+	}
+	return t[0], true, nil
+}
+
+// SetHeld holds or releases the live enrollments of a sequence.
+func (b *BunStore) SetHeld(ctx context.Context, sequenceID string, held bool) error {
+	_, err := b.idb(ctx).NewUpdate().Model((*Enrollment)(nil)).Set("held = ?", held).
+		Where("sequence_id = ? AND status IN (?) AND held <> ?", sequenceID, bun.In(liveStatuses), held).Exec(ctx)
+	return err
+}
+
+// Wake makes the lead's active enrollments that wait for reason due now.
+func (b *BunStore) Wake(ctx context.Context, column, value, reason string, now time.Time) error {
+	_, err := b.idb(ctx).NewUpdate().Model((*Enrollment)(nil)).Set("next_run_at = ?", now).
+		Where("? = ? AND status = 'active' AND waiting_for = ?", bun.Ident(column), value, reason).Exec(ctx)
+	return err
+}
+
+// InsertAction records an action about to be sent.
+func (b *BunStore) InsertAction(ctx context.Context, a *ActionRecord) error {
+	_, err := b.idb(ctx).NewInsert().Model(a).Exec(ctx)
+	return err
+}
+
+// SaveAction updates a.
+func (b *BunStore) SaveAction(ctx context.Context, a *ActionRecord) error {
+	_, err := b.idb(ctx).NewUpdate().Model(a).WherePK().Exec(ctx)
+	return err
+}
+
+// DeleteAction removes an action that was never performed.
+func (b *BunStore) DeleteAction(ctx context.Context, a *ActionRecord) error {
+	_, err := b.idb(ctx).NewDelete().Model(a).WherePK().Exec(ctx)
+	return err
+}
+
+// SendingAction returns the enrollment's action still marked sending, if any.
+func (b *BunStore) SendingAction(ctx context.Context, enrollmentID string) (*ActionRecord, error) {
+	a := new(ActionRecord)
+	err := b.idb(ctx).NewSelect().Model(a).Where("a.enrollment_id = ? AND a.status = 'sending'", enrollmentID).Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return a, err
+}
+
+// CountStep adds n to a step's entered, done or failed count.
+func (b *BunStore) CountStep(ctx context.Context, sequenceID, stepID, column string, n int) error {
+	_, err := b.idb(ctx).ExecContext(ctx, `INSERT INTO step_stats (sequence_id, step_id, `+column+`) VALUES (?, ?, ?)
+		ON CONFLICT (sequence_id, step_id) DO UPDATE SET `+column+` = step_stats.`+column+` + excluded.`+column, sequenceID, stepID, n)
+	return err
+}
+
+// Failed returns the sequence's failed enrollments, or those among ids.
+func (b *BunStore) Failed(ctx context.Context, sequenceID string, ids []string) ([]Enrollment, error) {
+	var out []Enrollment
+	q := b.idb(ctx).NewSelect().Model(&out).Where("e.sequence_id = ? AND e.status = ?", sequenceID, Failed)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		q = q.Where("e.id IN (?)", bun.In(ids))
+	}
+	return out, q.OrderExpr("e.id").Scan(ctx)
+}

@@ -1,0 +1,354 @@
+// Package sandbox is leadline's built-in sandbox network: a deterministic,
+// seeded model of LinkedIn and email that stands in for real providers. It
+// performs actions (each key once), answers with acceptances, replies in
+// several intents, out-of-office auto-replies and bounces, restricts an
+// account pushed past LinkedIn's real limits, and keeps its own count of
+// what every sender did, so that it judges the runner independently.
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+)
+
+// Rates are the chances of each outcome.
+type Rates struct {
+	Accept    float64 // an invitation is accepted
+	Reply     float64 // a message, InMail or email is answered
+	AutoReply float64 // share of answers that are out-of-office replies
+	Bounce    float64 // an email bounces
+}
+
+// DefaultRates are plausible outreach numbers.
+var DefaultRates = Rates{Accept: 0.35, Reply: 0.18, AutoReply: 0.15, Bounce: 0.03}
+
+// LinkedIn's own limits, above leadline's ceilings: an account that passes
+// them is restricted.
+const (
+	realInvitesPerDay  = 150
+	realInvitesPerWeek = 250
+)
+
+// Outcome scripts what happens after an action to one lead, for tests.
+type Outcome struct {
+	Accept      bool
+	AcceptAfter time.Duration
+	Reply       string
+	ReplyAfter  time.Duration
+	AutoReply   bool
+	Bounce      bool
+}
+
+// Violation is a rule the sandbox saw broken by what it received.
+type Violation struct {
+	Rule     string // cap, warmup, weekly_invite_cap, schedule, do_not_contact, blacklist, reply_stop
+	SenderID string
+	LeadID   string
+	Action   senders.Action
+	At       time.Time
+	Detail   string
+}
+
+// Performed is one action the network received.
+type Performed struct {
+	Key      string
+	SenderID string
+	LeadID   string
+	Action   senders.Action
+	Day      string
+	At       time.Time
+	WithNote bool
+	Purpose  string
+}
+
+// Network is the sandbox. It is safe for concurrent use.
+type Network struct {
+	mu      sync.Mutex
+	seed    int64
+	clock   apikit.Clock
+	rates   Rates
+	results map[string]senders.Result
+	pending []senders.Inbound
+
+	configs     map[string]senders.Sender
+	counts      map[string]int // sender|day|action
+	dnc         map[string]time.Time
+	blacklisted map[string]bool
+	replied     map[string]time.Time
+	violations  []Violation
+	performed   []Performed
+	scripts     map[string]Outcome
+	failures    map[string][]error
+	seq         int
+}
+
+// New returns a network whose randomness comes from seed.
+func New(seed int64, clock apikit.Clock, rates Rates) *Network {
+	return &Network{seed: seed, clock: clock, rates: rates, results: map[string]senders.Result{},
+		configs: map[string]senders.Sender{}, counts: map[string]int{}, dnc: map[string]time.Time{},
+		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}}
+}
+
+// Register gives the network a sender's configuration to judge it by: its
+// own copy, independent of what the runner later says.
+func (n *Network) Register(s senders.Sender) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.configs[s.ID] = s
+}
+
+// MarkDoNotContact tells the network that the lead may not be contacted
+// from at on.
+func (n *Network) MarkDoNotContact(leadID string, at time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.dnc[leadID] = at
+}
+
+// MarkBlacklisted tells the network that the lead is on a blacklist.
+func (n *Network) MarkBlacklisted(leadID string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.blacklisted[leadID] = true
+}
+
+// Script fixes what happens after actions to a lead.
+func (n *Network) Script(leadID string, o Outcome) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.scripts[leadID] = o
+}
+
+// FailNext makes the sender's next actions fail with errs, in order.
+func (n *Network) FailNext(senderID string, errs ...error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.failures[senderID] = append(n.failures[senderID], errs...)
+}
+
+// Deliver queues an inbound event, for tests.
+func (n *Network) Deliver(in senders.Inbound) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.queue(in)
+}
+
+func (n *Network) queue(in senders.Inbound) {
+	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(in.At) })
+	n.pending = slices.Insert(n.pending, i, in)
+}
+
+// chance returns a deterministic number in [0, 1) for the key and a salt.
+func (n *Network) chance(key, salt string) float64 {
+	h := sha256.Sum256(fmt.Appendf(nil, "%d|%s|%s", n.seed, key, salt))
+	return float64(binary.BigEndian.Uint64(h[:8])>>11) / float64(1<<53)
+}
+
+func (n *Network) between(key, salt string, lo, hi time.Duration) time.Duration {
+	return lo + time.Duration(n.chance(key, salt)*float64(hi-lo))
+}
+
+func countKey(sender, day string, a senders.Action) string { return sender + "|" + day + "|" + string(a) }
+
+// Perform performs an action once per key.
+func (n *Network) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if r, ok := n.results[req.Key]; ok {
+		return r, nil
+	}
+	if fs := n.failures[req.Sender.ID]; len(fs) > 0 {
+		n.failures[req.Sender.ID] = fs[1:]
+		if fs[0] != nil {
+			return senders.Result{}, fs[0]
+		}
+	}
+	at := n.clock.Now()
+	cfg, known := n.configs[req.Sender.ID]
+	if !known {
+		cfg = *req.Sender
+	}
+	loc := cfg.Location()
+	day := senders.LocalDate(at, loc)
+	n.counts[countKey(cfg.ID, day, req.Action)]++
+	used := n.counts[countKey(cfg.ID, day, req.Action)]
+	week := 0
+	if req.Action == senders.Invite {
+		d, _ := time.Parse(time.DateOnly, day)
+		for i := range 7 {
+			week += n.counts[countKey(cfg.ID, d.AddDate(0, 0, -i).Format(time.DateOnly), senders.Invite)]
+		}
+	}
+	if req.Action == senders.Invite && (used > realInvitesPerDay || week > realInvitesPerWeek) {
+		return senders.Result{}, &senders.TransportError{Kind: senders.SenderLevel, Code: "restricted", Signal: senders.SignalRestricted,
+			Message: "LinkedIn restricted the account: too many invitations."}
+	}
+	n.judge(cfg, req, at, day, used, week)
+	n.seq++
+	res := senders.Result{ProviderMessageID: fmt.Sprintf("sbx-%d-%d", n.seed, n.seq), At: at}
+	n.results[req.Key] = res
+	n.performed = append(n.performed, Performed{Key: req.Key, SenderID: cfg.ID, LeadID: req.Lead.LeadID, Action: req.Action,
+		Day: day, At: at, WithNote: req.Note != "", Purpose: req.Purpose})
+	n.outcomes(req, at)
+	if req.Action == senders.ProfileView {
+		res.Profile = map[string]any{"name": req.Lead.Name, "public_identifier": req.Lead.PublicIdentifier, "source": "sandbox"}
+	}
+	return res, nil
+}
+
+// judge records every rule the action breaks, by the network's own counts
+// and the configuration it was given.
+func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, day string, used, week int) {
+	add := func(rule, detail string) {
+		n.violations = append(n.violations, Violation{Rule: rule, SenderID: cfg.ID, LeadID: req.Lead.LeadID, Action: req.Action, At: at, Detail: detail})
+	}
+	lim := min(cfg.Caps.Daily(req.Action), senders.Ceilings[req.Action])
+	if used > lim {
+		add("cap", fmt.Sprintf("%d %s on %s, cap %d", used, req.Action, day, lim))
+	}
+	if cfg.Warmup != nil && used > cfg.Warmup.Cap(day) {
+		add("warmup", fmt.Sprintf("%d %s on %s, warm-up allows %d", used, req.Action, day, cfg.Warmup.Cap(day)))
+	}
+	if req.Action == senders.Invite && week > cfg.WeekCap() {
+		add("weekly_invite_cap", fmt.Sprintf("%d invitations in the 7 days to %s, cap %d", week, day, cfg.WeekCap()))
+	}
+	if !cfg.Schedule.Open(at, cfg.Location()) {
+		add("schedule", "outside the sender's working hours at "+at.In(cfg.Location()).Format(time.RFC3339))
+	}
+	if t, ok := n.dnc[req.Lead.LeadID]; ok && !at.Before(t) {
+		add("do_not_contact", "the lead is do-not-contact since "+t.Format(time.RFC3339))
+	}
+	if n.blacklisted[req.Lead.LeadID] {
+		add("blacklist", "the lead is blacklisted")
+	}
+	if t, ok := n.replied[req.Lead.LeadID]; ok && at.After(t) && req.Purpose != "enrichment" {
+		add("reply_stop", "the lead replied; the reply was handed over at "+t.Format(time.RFC3339))
+	}
+}
+
+// outcomes queues what the outside world does after an action.
+func (n *Network) outcomes(req senders.Request, at time.Time) {
+	lead := req.Lead.LeadID
+	base := senders.Inbound{SenderID: req.Sender.ID, LeadID: lead}
+	o, scripted := n.scripts[lead]
+	switch req.Action {
+	case senders.Invite:
+		accept := n.chance(req.Key, "accept") < n.rates.Accept
+		after := n.between(req.Key, "accept-after", 2*time.Hour, 4*24*time.Hour)
+		if scripted {
+			accept, after = o.Accept, o.AcceptAfter
+		}
+		if accept {
+			in := base
+			in.Kind, in.At = senders.InboundAccepted, at.Add(after)
+			n.queue(in)
+		}
+	case senders.Message, senders.InMail, senders.SendEmail:
+		if req.Action == senders.SendEmail {
+			bounce := n.chance(req.Key, "bounce") < n.rates.Bounce
+			if scripted {
+				bounce = o.Bounce
+			}
+			if bounce {
+				in := base
+				in.Kind, in.At, in.Message = senders.InboundBounce, at.Add(n.between(req.Key, "bounce-after", time.Minute, 10*time.Minute)), "550 5.1.1 mailbox unavailable"
+				n.queue(in)
+				return
+			}
+		}
+		reply := n.chance(req.Key, "reply") < n.rates.Reply
+		auto := n.chance(req.Key, "auto") < n.rates.AutoReply
+		after := n.between(req.Key, "reply-after", time.Hour, 3*24*time.Hour)
+		body := replyTexts[int(n.chance(req.Key, "text")*float64(len(replyTexts)))]
+		if scripted {
+			reply, auto, after, body = o.Reply != "" || o.AutoReply, o.AutoReply, o.ReplyAfter, o.Reply
+		}
+		if !reply {
+			return
+		}
+		in := base
+		in.Kind, in.At, in.AutoReply = senders.InboundReply, at.Add(after), auto
+		n.seq++
+		in.ProviderMessageID = fmt.Sprintf("sbx-in-%d-%d", n.seed, n.seq)
+		if auto {
+			in.Subject, in.Body = "Automatic reply: "+req.Subject, outOfOffice
+			in.Headers = map[string]string{"Auto-Submitted": "auto-replied"}
+		} else {
+			in.Subject, in.Body = "Re: "+req.Subject, body
+		}
+		n.queue(in)
+	}
+}
+
+// Lookup returns the result of the action performed under key.
+func (n *Network) Lookup(ctx context.Context, key string) (senders.Result, bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.results[key]
+	return r, ok, nil
+}
+
+// Inbound hands over, once each, the events due up to until. A real reply
+// handed over starts the lead's reply-stop in the network's judgement.
+func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbound, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(until) })
+	out := slices.Clone(n.pending[:i])
+	n.pending = n.pending[i:]
+	for _, in := range out {
+		if in.Kind == senders.InboundReply && !in.AutoReply {
+			if _, ok := n.replied[in.LeadID]; !ok {
+				n.replied[in.LeadID] = until
+			}
+		}
+	}
+	return out, nil
+}
+
+// NextInbound returns when the next inbound event is due.
+func (n *Network) NextInbound() (time.Time, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.pending) == 0 {
+		return time.Time{}, false
+	}
+	return n.pending[0].At, true
+}
+
+// Violations returns every rule the network saw broken.
+func (n *Network) Violations() []Violation {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.violations)
+}
+
+// Performed returns every action the network received, in order.
+func (n *Network) Performed() []Performed {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.performed)
+}
+
+const outOfOffice = "I am out of the office until next Monday with limited access to email. I will reply when I am back."
+
+// replyTexts are replies in several intents, for the simulation.
+var replyTexts = []string{
+	"Sounds interesting, happy to chat. How about Thursday afternoon?",
+	"Thanks for reaching out. Can you send me some more details and pricing?",
+	"Not right now, maybe check back next quarter.",
+	"Not interested, please remove me from your list.",
+	"I'm not the right person for this, you should talk to our head of engineering.",
+	"Thanks!",
+	"Yes, let's talk. Here is my calendar link.",
+	"What does this cost for a team of 20?",
+}

@@ -1,0 +1,116 @@
+package senders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Recipient is the lead an action is for, as a transport needs it.
+type Recipient struct {
+	LeadID           string
+	Name             string
+	LinkedInID       string
+	PublicIdentifier string
+	ProviderID       string
+	Email            string
+}
+
+// Request is one action for a transport to perform.
+type Request struct {
+	// Key is the action's idempotency key: a transport performs a key at
+	// most once, and Lookup finds it afterwards.
+	Key     string
+	Sender  *Sender
+	Action  Action
+	Lead    Recipient
+	Note    string // invite
+	Subject string // inmail, email
+	Body    string // message, inmail, email
+	// Purpose is "sequence", or "enrichment" for a profile view made to
+	// enrich a lead.
+	Purpose string
+}
+
+// Result is what a transport reports of a performed action.
+type Result struct {
+	ProviderMessageID string
+	At                time.Time
+	// Profile is what a profile view found (enrichment).
+	Profile map[string]any
+}
+
+// ErrorKind says how the runner treats a failed action.
+type ErrorKind string
+
+// The kinds of transport errors.
+const (
+	// Transient: try again later (timeouts, provider hiccups).
+	Transient ErrorKind = "transient"
+	// Permanent: this action for this lead cannot succeed.
+	Permanent ErrorKind = "permanent"
+	// SenderLevel: the sender's account is in trouble; Signal says how.
+	SenderLevel ErrorKind = "sender"
+)
+
+// TransportError is an action that was not performed. Any other error from
+// Perform means the outcome is unknown (the action may have happened): the
+// runner then asks Lookup later instead of sending again.
+type TransportError struct {
+	Kind    ErrorKind
+	Code    string // e.g. profile_not_found, rate_limited
+	Message string
+	Signal  string // SenderLevel: one of the Signal constants
+}
+
+func (e *TransportError) Error() string { return fmt.Sprintf("%s transport error %s: %s", e.Kind, e.Code, e.Message) }
+
+// AsTransportError returns the *TransportError in err's chain.
+func AsTransportError(err error) (*TransportError, bool) {
+	var te *TransportError
+	ok := errors.As(err, &te)
+	return te, ok
+}
+
+// Inbound kinds: what a transport reports happened outside.
+const (
+	InboundAccepted = "accepted"
+	InboundReply    = "reply"
+	InboundBounce   = "bounce"
+	InboundSignal   = "signal"
+)
+
+// Inbound is one thing that happened outside: an invitation accepted, a
+// reply, a bounce, or a signal about a sender's account.
+type Inbound struct {
+	Kind     string
+	SenderID string
+	LeadID   string
+	At       time.Time
+	// Reply
+	ProviderMessageID string
+	Subject           string
+	Body              string
+	Headers           map[string]string
+	AutoReply         bool
+	// Signal
+	Signal  string
+	Message string
+}
+
+// Transport performs actions for senders and reports what happened outside.
+// The sandbox network, provider adapters and mailboxes implement it.
+type Transport interface {
+	// Perform performs req once per key. A *TransportError means it was
+	// not performed; any other error leaves the outcome unknown.
+	Perform(ctx context.Context, req Request) (Result, error)
+	// Lookup returns the result of the action performed under key, and
+	// false when no action was performed under it.
+	Lookup(ctx context.Context, key string) (Result, bool, error)
+	// Inbound returns, once each, what happened outside up to until.
+	Inbound(ctx context.Context, until time.Time) ([]Inbound, error)
+	// NextInbound returns when the next inbound event is due, for
+	// simulated time; false when none is known.
+	NextInbound() (time.Time, bool)
+}
