@@ -207,4 +207,3 @@ func (e *engine) noViolations() {
 		e.t.Fatalf("%d violations, first: %+v", len(v), v[0])
 	}
 }
-

@@ -159,7 +159,9 @@ type plan struct {
 // check applies every enrollment rule to the leads, at this moment.
 func (svc *Service) check(ctx context.Context, p apikit.Principal, q *sequences.Sequence, ids []string) (*plan, error) {
 	pl := &plan{q: q, excluded: []Exclusion{}, assignments: []Assignment{}, warnings: []Warning{}}
-	exclude := func(id, reason, detail string) { pl.excluded = append(pl.excluded, Exclusion{LeadID: id, Reason: reason, Detail: detail}) }
+	exclude := func(id, reason, detail string) {
+		pl.excluded = append(pl.excluded, Exclusion{LeadID: id, Reason: reason, Detail: detail})
+	}
 	var valid []string
 	for _, id := range ids {
 		if apikit.ValidID(id) {

@@ -157,7 +157,9 @@ func (n *Network) between(key, salt string, lo, hi time.Duration) time.Duration 
 	return lo + time.Duration(n.chance(key, salt)*float64(hi-lo))
 }
 
-func countKey(sender, day string, a senders.Action) string { return sender + "|" + day + "|" + string(a) }
+func countKey(sender, day string, a senders.Action) string {
+	return sender + "|" + day + "|" + string(a)
+}
 
 // Perform performs an action once per key.
 func (n *Network) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {

@@ -64,7 +64,9 @@ type TransportError struct {
 	Signal  string // SenderLevel: one of the Signal constants
 }
 
-func (e *TransportError) Error() string { return fmt.Sprintf("%s transport error %s: %s", e.Kind, e.Code, e.Message) }
+func (e *TransportError) Error() string {
+	return fmt.Sprintf("%s transport error %s: %s", e.Kind, e.Code, e.Message)
+}
 
 // AsTransportError returns the *TransportError in err's chain.
 func AsTransportError(err error) (*TransportError, bool) {
