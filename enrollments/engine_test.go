@@ -46,8 +46,9 @@ const engineSetup = `workspaces:
     clients: [Globex, Initech]
     blacklist: {companies: [Umbrella]}
     senders:
-      - {name: anna, channel: linkedin, client: Globex, caps: {invite: 3, profile_view: 10, message: 10}}
+      - {name: anna, channel: linkedin, client: Globex, premium: true, caps: {invite: 3, profile_view: 10, message: 10}}
       - {name: mail, channel: email, address: sales@acme.test, caps: {email: 5}}
+      - {name: ben, channel: linkedin, client: Globex}
     sequences:
       - name: Berlin CTOs
         client: Globex
@@ -62,6 +63,21 @@ const engineSetup = `workspaces:
       - name: Plain
         client: Globex
         senders: [anna]
+        steps:
+          - {id: visit, type: profile_view}
+      - name: Notes
+        client: Globex
+        senders: [ben]
+        steps:
+          - {id: invite, type: invite, note: "Hi {{first_name}}"}
+      - name: Fallback
+        client: Globex
+        senders: [ben]
+        steps:
+          - {id: invite, type: invite, note: "Hi {{first_name}}", note_fallback: without_note}
+      - name: Spread
+        client: Globex
+        senders: [anna, ben]
         steps:
           - {id: visit, type: profile_view}
 `
@@ -96,7 +112,7 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 		e.ids[s.Name] = s.ID
 		e.net.Register(s)
 	}
-	for _, n := range []string{"Berlin CTOs", "Plain"} {
+	for _, n := range []string{"Berlin CTOs", "Plain", "Spread", "Notes", "Fallback"} {
 		q, err := e.seqs.ByName(ctx, w.ID, n)
 		if err != nil {
 			t.Fatal(err)
@@ -114,8 +130,11 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 // fields in extra.
 func (e *engine) lead(name string, extra map[string]any) string {
 	e.t.Helper()
-	in := leads.LeadInput{Name: &name, LinkedInID: ptr("li-" + strings.ToLower(strings.ReplaceAll(name, " ", "-"))),
-		EmailWork: ptr(strings.ToLower(strings.ReplaceAll(name, " ", ".")) + "@example.test"), ClientID: ptr(e.ids["Globex"])}
+	slug := strings.ToLower(strings.ReplaceAll(name, " ", "."))
+	if slug == "" {
+		slug = "anonymous"
+	}
+	in := leads.LeadInput{Name: ptr(name), LinkedInID: ptr("li-" + slug), EmailWork: ptr(slug + "@example.test"), ClientID: ptr(e.ids["Globex"])}
 	for k, v := range extra {
 		switch k {
 		case "company":
@@ -136,6 +155,23 @@ func (e *engine) lead(name string, extra map[string]any) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func (e *engine) preview(seq string, p apikit.Principal, ids ...string) *enrollments.Preview {
+	e.t.Helper()
+	pv, err := e.svc.Preview(context.Background(), p, enrollments.Input{SequenceID: e.ids[seq], LeadIDs: ids})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return pv
+}
+
+func reasons(ex []enrollments.Exclusion) map[string]string {
+	out := map[string]string{}
+	for _, x := range ex {
+		out[x.LeadID] = x.Reason
+	}
+	return out
+}
 
 func (e *engine) activate(name string) {
 	e.t.Helper()

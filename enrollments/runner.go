@@ -344,17 +344,22 @@ func (r *Runner) senderFor(ctx context.Context, e *Enrollment, c senders.Channel
 // waitUntil is when a wait step that started at start ends. Working days
 // are the days the sender's schedule has a window on.
 func waitUntil(start time.Time, step sequences.Step, s *senders.Sender) time.Time {
-	if !step.WorkingDays || s == nil {
-		return start.Add(time.Duration(step.Days)*24*time.Hour + time.Duration(step.Hours)*time.Hour)
+	loc := time.UTC
+	if s != nil {
+		loc = s.Location()
 	}
-	loc := s.Location()
+	// Days are local calendar days: a wait over a daylight-saving change
+	// ends at the same local time, neither an hour early nor late.
 	lt := start.In(loc)
-	counted, day := 0, 0
-	for counted < step.Days && day < 3660 {
-		day++
-		d := time.Date(lt.Year(), lt.Month(), lt.Day()+day, 12, 0, 0, 0, loc)
-		if s.Schedule.WorkingDay(d.Year(), d.Month(), d.Day(), loc) {
-			counted++
+	day := step.Days
+	if step.WorkingDays && s != nil {
+		counted := 0
+		for day = 0; counted < step.Days && day < 3660; {
+			day++
+			d := time.Date(lt.Year(), lt.Month(), lt.Day()+day, 12, 0, 0, 0, loc)
+			if s.Schedule.WorkingDay(d.Year(), d.Month(), d.Day(), loc) {
+				counted++
+			}
 		}
 	}
 	end := time.Date(lt.Year(), lt.Month(), lt.Day()+day, lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)

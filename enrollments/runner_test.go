@@ -1,6 +1,11 @@
 package enrollments_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,7 +15,10 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
 )
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 func TestRunnerSendsASequence(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -39,6 +47,286 @@ func TestRunnerSendsASequence(t *testing.T) {
 		is.Equal(string(perf[2].Action), "message")
 		is.True(perf[2].At.Equal(time.Date(2026, 11, 2, 11, 0, 0, 0, time.UTC))) // as the acceptance came in
 		is.Equal(e.kinds(ann), []string{"lead.created", "enrollment.created", "action.sent", "action.sent", "invite.accepted", "action.sent", "enrollment.finished"})
+		e.noViolations()
+	})
+}
+
+func TestCapsAndScheduleOverDays(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		e.activate("Berlin CTOs")
+		var ids []string
+		for i := range 8 {
+			ids = append(ids, e.lead("Lead "+string(rune('A'+i)), nil))
+		}
+		e.enrol("Berlin CTOs", ids...)
+		// Friday night: anna invites at most 3 a working day.
+		runs := e.runUntil(time.Date(2026, 11, 6, 23, 0, 0, 0, time.UTC))
+		perDay := map[string]int{}
+		for _, p := range e.net.Performed() {
+			if p.Action == senders.Invite {
+				perDay[p.Day]++
+			}
+		}
+		is.Equal(perDay, map[string]int{"2026-11-02": 3, "2026-11-03": 3, "2026-11-04": 2})
+		e.noViolations()
+		// Never polled: each enrollment ran a handful of times, not once a tick.
+		is.True(runs < 8*20)
+		// The budgets say the same as the sandbox.
+		b, err := e.senders.Budgets(context.Background(), e.p, e.ids["anna"])
+		is.NoErr(err)
+		is.Equal(b.InviteWeek.Used, 8)
+	})
+}
+
+func TestReplyStopAndAutoReplies(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		e.activate("Berlin CTOs")
+		ann, bo := e.lead("Ann Lee", nil), e.lead("Bo Chen", nil)
+		e.net.Script(ann, sandbox.Outcome{})
+		e.net.Script(bo, sandbox.Outcome{})
+		e.enrol("Berlin CTOs", ann, bo)
+		e.runUntil(monday.Add(4 * time.Hour))
+		is.Equal(*e.enrollment(ann).WaitingFor, "awaiting_acceptance")
+		// Ann answers the invitation's note while the enrollment waits.
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], LeadID: ann, At: e.clock.Now(), Body: "Sounds good, let's talk."})
+		e.runUntil(monday.Add(12 * time.Hour))
+		is.Equal(e.enrollment(ann).Status, enrollments.Replied)
+		l, err := e.leads.Get(ctx, e.p, ann)
+		is.NoErr(err)
+		is.True(l.Replied)
+		kinds := e.kinds(ann)
+		is.Equal(kinds[len(kinds)-2:], []string{"reply.received", "enrollment.replied"})
+
+		// A lead who replied is not enrolled anew by mistake: the runner stops it.
+		e.activate("Plain")
+		e.enrol("Plain", ann)
+		e.runUntil(monday.Add(14 * time.Hour))
+		var statuses []string
+		is.NoErr(d.NewSelect().Table("enrollments").Column("status").Where("lead_id = ?", ann).OrderExpr("created_at").Scan(ctx, &statuses))
+		is.Equal(statuses, []string{"replied", "replied"})
+
+		// An out-of-office reply delays the next step by three days. Monday
+		// 20:00 in Berlin: Cy waits for Tuesday's window, then for the reply.
+		cy := e.lead("Cy Young", nil)
+		e.activate("Spread")
+		e.enrol("Spread", cy)
+		e.runUntil(monday.Add(12 * time.Hour))
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], LeadID: cy, At: e.clock.Now(), AutoReply: true, Body: "Out of office"})
+		e.runUntil(e.clock.Now().Add(time.Minute))
+		en := e.enrollment(cy)
+		is.True(en.NextRunAt.Equal(e.clock.Now().Add(-time.Minute).Add(enrollments.OutOfOfficeDelay)))
+		is.Equal(en.Status, enrollments.Active)
+		is.Equal(*en.WaitingFor, "out_of_office")
+		e.noViolations()
+	})
+}
+
+// crashing performs through the sandbox, then loses the answer, as a
+// process that dies after the transport accepted.
+type crashing struct{ *sandbox.Network }
+
+func (c crashing) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	if _, err := c.Network.Perform(ctx, req); err != nil {
+		return senders.Result{}, err
+	}
+	return senders.Result{}, errors.New("connection reset after the request was sent")
+}
+
+func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		e.activate("Plain")
+		ann := e.lead("Ann Lee", nil)
+		e.enrol("Plain", ann)
+		e.clock.Set(monday.Add(2 * time.Hour)) // inside the window
+
+		crash := e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: crashing{e.net}}, slog.New(slog.DiscardHandler))
+		_, err := crash.Tick(ctx)
+		is.NoErr(err) // logged, not fatal: other enrollments go on
+		is.Equal(len(e.net.Performed()), 1)
+		is.Equal(e.enrollment(ann).Status, enrollments.Active)
+
+		// Before the lease ends nobody touches it; after, the runner asks
+		// the transport about the key and records the one send.
+		n, err := e.runner.Tick(ctx)
+		is.NoErr(err)
+		is.Equal(n, 0)
+		e.clock.Advance(enrollments.DefaultLease + time.Second)
+		_, err = e.runner.Tick(ctx)
+		is.NoErr(err)
+		is.Equal(len(e.net.Performed()), 1)
+		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
+		sent := 0
+		for _, k := range e.kinds(ann) {
+			if k == "action.sent" {
+				sent++
+			}
+		}
+		is.Equal(sent, 1)
+		b, err := e.senders.Budgets(ctx, e.p, e.ids["anna"])
+		is.NoErr(err)
+		is.Equal(b.Actions[0].Used, 1) // profile_view: taken once
+	})
+}
+
+func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		e.activate("Plain")
+		ann, bo := e.lead("Ann Lee", nil), e.lead("Bo Chen", nil)
+		e.enrol("Plain", ann)
+		transient := &senders.TransportError{Kind: senders.Transient, Code: "timeout", Message: "The provider timed out."}
+		e.net.FailNext(e.ids["anna"], transient, transient, transient, transient)
+		e.runUntil(monday.Add(6 * time.Hour))
+		en := e.enrollment(ann)
+		is.Equal(en.Status, enrollments.Failed) // after 4 attempts, not forever
+		is.Equal(*en.LastErrorCode, "timeout")
+		is.Equal(len(e.net.Performed()), 0)
+
+		n, err := e.svc.Recover(ctx, e.p, enrollments.RecoverInput{SequenceID: e.ids["Plain"]})
+		is.NoErr(err)
+		is.Equal(n, 1)
+		e.runUntil(monday.Add(7 * time.Hour))
+		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
+
+		// A permanent error fails at once; a sender-level one changes health.
+		e.enrol("Plain", bo)
+		e.net.FailNext(e.ids["anna"], &senders.TransportError{Kind: senders.SenderLevel, Code: "auth", Signal: senders.SignalAuthFailed, Message: "Session expired."})
+		e.runUntil(monday.Add(8 * time.Hour))
+		en = e.enrollment(bo)
+		is.Equal(en.Status, enrollments.Active)
+		is.Equal(*en.WaitingFor, "sender_disconnected")
+		h, err := e.senders.Health(ctx, e.p, e.ids["anna"])
+		is.NoErr(err)
+		is.Equal(h.State, senders.Disconnected)
+		e.noViolations()
+	})
+}
+
+func TestWaitsAcrossDaylightSaving(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		// Friday 23 October 2026, 10:00 in Berlin (CEST); clocks go back on
+		// Sunday 25 October.
+		e := newEngine(t, d, `      - name: Slow
+        client: Globex
+        senders: [anna]
+        steps:
+          - {id: visit, type: profile_view}
+          - {id: gap, type: wait, days: 1, working_days: true}
+          - {id: again, type: profile_view}
+          - {id: later, type: wait, days: 2}
+          - {id: third, type: profile_view}
+`)
+		e.clock.Set(time.Date(2026, 10, 23, 8, 0, 0, 0, time.UTC))
+		q, err := e.seqs.ByName(context.Background(), e.p.WorkspaceID, "Slow")
+		is.NoErr(err)
+		e.ids["Slow"] = q.ID
+		e.activate("Slow")
+		ann := e.lead("Ann Lee", nil)
+		e.enrol("Slow", ann)
+		e.runUntil(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+		var at []string
+		for _, p := range e.net.Performed() {
+			at = append(at, p.At.In(berlin).Format("Mon 2006-01-02 15:04"))
+		}
+		// One working day after Friday 10:00 is Monday 10:00 (CET now);
+		// two calendar days later is Wednesday 10:00.
+		is.Equal(at, []string{"Fri 2026-10-23 10:00", "Mon 2026-10-26 10:00", "Wed 2026-10-28 10:00"})
+		e.noViolations()
+	})
+}
+
+func TestTwoRunnersOnePostgres(t *testing.T) {
+	if len(dbtest.Engines()) < 2 {
+		t.Skip(dbtest.EnvPostgres + " is not set")
+	}
+	is := is.New(t)
+	d := dbtest.Open(t, db.Postgres)
+	e := newEngine(t, d, "")
+	e.activate("Spread")
+	var ids []string
+	for i := range 60 {
+		ids = append(ids, e.lead(fmt.Sprintf("Lead %03d", i), nil))
+	}
+	e.enrol("Spread", ids...)
+	e.clock.Set(monday.Add(2 * time.Hour))
+	other := e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
+	e.runner.Batch, other.Batch = 5, 5
+	var wg sync.WaitGroup
+	for _, r := range []*enrollments.Runner{e.runner, other} {
+		wg.Go(func() {
+			if _, err := r.Tick(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	keys := map[string]int{}
+	perSender := map[string]int{}
+	for _, p := range e.net.Performed() {
+		keys[p.Key]++
+		perSender[p.SenderID]++
+	}
+	for k, n := range keys {
+		if n != 1 {
+			t.Fatalf("key %s performed %d times", k, n)
+		}
+	}
+	is.Equal(perSender[e.ids["anna"]], 10) // anna's cap of 10 views, never more
+	is.True(perSender[e.ids["ben"]] == 50)
+	e.noViolations()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func TestInvitationNotesPerMonth(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		e.activate("Notes")
+		e.activate("Fallback")
+		var waiting, fallback []string
+		for i := range 7 {
+			waiting = append(waiting, e.lead(fmt.Sprintf("Wait %d", i), nil))
+			fallback = append(fallback, e.lead(fmt.Sprintf("Fall %d", i), nil))
+		}
+		e.enrol("Notes", waiting...)
+		e.runUntil(monday.Add(12 * time.Hour))
+		e.enrol("Fallback", fallback...)
+		e.runUntil(monday.Add(36 * time.Hour))
+		notes, plain := 0, 0
+		for _, p := range e.net.Performed() {
+			if p.WithNote {
+				notes++
+			} else {
+				plain++
+			}
+		}
+		is.Equal(notes, 5) // ben has no premium: 5 notes a month
+		is.Equal(plain, 7) // the fallback sends without its note
+		quota := 0
+		for _, id := range waiting {
+			if en := e.enrollment(id); deref(en.WaitingFor) == "note_quota" {
+				quota++
+				is.True(en.NextRunAt.Equal(time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC))) // 1 December in Berlin
+			}
+		}
+		is.Equal(quota, 2)
 		e.noViolations()
 	})
 }

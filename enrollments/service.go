@@ -214,10 +214,10 @@ func (svc *Service) check(ctx context.Context, p apikit.Principal, q *sequences.
 		switch {
 		case q.ClientID != nil && deref(l.ClientID) != *q.ClientID:
 			exclude(l.ID, "client_mismatch", "The lead belongs to another client than the sequence (or to none).")
-		case l.DoNotContact:
-			exclude(l.ID, "do_not_contact", "The lead is marked do-not-contact.")
 		case hits[i] != "":
 			exclude(l.ID, "blacklisted", "The lead matches the workspace blacklist entry "+hits[i]+".")
+		case l.DoNotContact:
+			exclude(l.ID, "do_not_contact", "The lead is marked do-not-contact.")
 		case inSeq[l.ID]:
 			exclude(l.ID, "already_in_sequence", "The lead is or was enrolled in this sequence.")
 		case liveIn[l.ID] != "":
