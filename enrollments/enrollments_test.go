@@ -107,7 +107,10 @@ func TestEnrollmentTransitions(t *testing.T) {
 		e := newEngine(t, d, "")
 		ann := e.lead("Ann Lee", nil)
 		id := e.enrol("Berlin CTOs", ann).EnrollmentIDs[0]
-		conflict := func(_ *enrollments.Enrollment, err error) { t.Helper(); is.Equal(apikit.ErrorCode(err), apikit.EConflict) }
+		conflict := func(_ *enrollments.Enrollment, err error) {
+			t.Helper()
+			is.Equal(apikit.ErrorCode(err), apikit.EConflict)
+		}
 		conflict(e.svc.Resume(ctx, e.p, id))
 		en, err := e.svc.Pause(ctx, e.p, id)
 		is.NoErr(err)

@@ -330,3 +330,24 @@ func TestInvitationNotesPerMonth(t *testing.T) {
 		e.noViolations()
 	})
 }
+
+func TestPausedSequencesHoldTheirEnrollments(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		ann := e.lead("Ann Lee", nil)
+		e.enrol("Plain", ann) // a draft: enrolled, held
+		e.runUntil(monday.Add(3 * time.Hour))
+		is.Equal(len(e.net.Performed()), 0)
+		e.activate("Plain")
+		_, err := e.seqs.Pause(ctx, e.p, e.ids["Plain"])
+		is.NoErr(err)
+		e.runUntil(monday.Add(4 * time.Hour))
+		is.Equal(len(e.net.Performed()), 0)
+		e.activate("Plain")
+		e.runUntil(monday.Add(5 * time.Hour))
+		is.Equal(len(e.net.Performed()), 1)
+		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
+	})
+}

@@ -35,6 +35,7 @@ type Sequences interface {
 	ByID(ctx context.Context, workspaceID, id string) (*sequences.Sequence, error)
 	SendersOf(ctx context.Context, q *sequences.Sequence) ([]senders.Sender, error)
 	Problems(ctx context.Context, q *sequences.Sequence) ([]sequences.Problem, error)
+	OnStatusChange(fn func(ctx context.Context, q *sequences.Sequence) error)
 }
 
 // Senders is what the enrollments area needs of the senders area.
@@ -72,7 +73,13 @@ type Service struct {
 
 // NewService returns the enrollments Service on d.
 func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, log EventLog) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, log: log}
+	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, log: log}
+	// A sequence that stops holds its enrollments out of the due index; one
+	// that starts releases them, due at once.
+	qs.OnStatusChange(func(ctx context.Context, q *sequences.Sequence) error {
+		return svc.store.SetHeld(ctx, q.ID, q.Status != sequences.Active)
+	})
+	return svc
 }
 
 // Input is the body of a preview or a commit.

@@ -213,7 +213,8 @@ func (b *BunStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return t[0], true, nil
 }
 
-// SetHeld holds or releases the live enrollments of a sequence.
+// SetHeld holds or releases the live enrollments of a sequence. Released
+// ones keep their next run time, so those whose time has come are due.
 func (b *BunStore) SetHeld(ctx context.Context, sequenceID string, held bool) error {
 	_, err := b.idb(ctx).NewUpdate().Model((*Enrollment)(nil)).Set("held = ?", held).
 		Where("sequence_id = ? AND status IN (?) AND held <> ?", sequenceID, bun.In(liveStatuses), held).Exec(ctx)

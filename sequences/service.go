@@ -36,6 +36,24 @@ type Service struct {
 	clock   apikit.Clock
 	senders Senders
 	log     EventLog
+	// onStatus are called, inside the transaction, when a sequence is
+	// activated or paused: enrollments hold or release their work.
+	onStatus []func(ctx context.Context, q *Sequence) error
+}
+
+// OnStatusChange registers fn to run, in the same transaction, whenever a
+// sequence is activated or paused.
+func (svc *Service) OnStatusChange(fn func(ctx context.Context, q *Sequence) error) {
+	svc.onStatus = append(svc.onStatus, fn)
+}
+
+func (svc *Service) statusChanged(ctx context.Context, q *Sequence) error {
+	for _, fn := range svc.onStatus {
+		if err := fn(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewService returns the sequences Service on d.
@@ -186,6 +204,9 @@ func (svc *Service) Activate(ctx context.Context, p apikit.Principal, id string)
 		if err := svc.store.Save(ctx, q, false); err != nil {
 			return err
 		}
+		if err := svc.statusChanged(ctx, q); err != nil {
+			return err
+		}
 		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: q.WorkspaceID, SequenceID: q.ID, Kind: EventActivated,
 			Data: map[string]any{"sequence_id": q.ID, "name": q.Name}}})
 	})
@@ -216,6 +237,9 @@ func (svc *Service) Pause(ctx context.Context, p apikit.Principal, id string) (*
 		now := svc.clock.Now()
 		q.Status, q.PausedAt, q.UpdatedAt = Paused, &now, now
 		if err := svc.store.Save(ctx, q, false); err != nil {
+			return err
+		}
+		if err := svc.statusChanged(ctx, q); err != nil {
 			return err
 		}
 		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: q.WorkspaceID, SequenceID: q.ID, Kind: EventPaused,
