@@ -158,7 +158,7 @@ func ptr[T any](v T) *T { return &v }
 
 func (e *engine) preview(seq string, p apikit.Principal, ids ...string) *enrollments.Preview {
 	e.t.Helper()
-	pv, err := e.svc.Preview(context.Background(), p, enrollments.Input{SequenceID: e.ids[seq], LeadIDs: ids})
+	pv, err := e.svc.Preview(context.Background(), p, enrollments.EnrollInput{SequenceID: e.ids[seq], LeadIDs: ids})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func (e *engine) activate(name string) {
 
 func (e *engine) enrol(seq string, ids ...string) *enrollments.CommitResult {
 	e.t.Helper()
-	res, err := e.svc.Commit(context.Background(), e.p, enrollments.Input{SequenceID: e.ids[seq], LeadIDs: ids, Confirm: true})
+	res, err := e.svc.Commit(context.Background(), e.p, enrollments.EnrollInput{SequenceID: e.ids[seq], LeadIDs: ids, Confirm: true})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestPreviewReasonsAndCommitRechecks(t *testing.T) {
 		// the preview is not enrolled.
 		_, err = e.leads.Suppress(ctx, e.p, ok2)
 		is.NoErr(err)
-		_, err = e.svc.Commit(ctx, e.p, enrollments.Input{SequenceID: e.ids["Berlin CTOs"], LeadIDs: []string{ok1, ok2}})
+		_, err = e.svc.Commit(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: []string{ok1, ok2}})
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid) // no confirm
 		res := e.enrol("Berlin CTOs", ok1, ok2)
 		is.Equal(res.Enrolled, 1)
@@ -68,7 +68,7 @@ func TestPreviewReasonsAndCommitRechecks(t *testing.T) {
 
 		// Limits.
 		many := make([]string, enrollments.MaxLeadIDs+1)
-		_, err = e.svc.Preview(ctx, e.p, enrollments.Input{SequenceID: e.ids["Berlin CTOs"], LeadIDs: many})
+		_, err = e.svc.Preview(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: many})
 		is.Equal(apikit.ErrorCode(err), apikit.ETooMany)
 	})
 }

@@ -21,6 +21,7 @@ type Leads interface {
 	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]leads.Lead, error)
 	MarkReplied(ctx context.Context, workspaceID, leadID string) error
 	SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error
+	SetEngine(e leads.Engine)
 }
 
 // Catalog is what the enrollments area needs of the workspace area.
@@ -48,6 +49,7 @@ type Senders interface {
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool) error
 	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (bool, error)
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)
+	Budgets(ctx context.Context, p apikit.Principal, id string) (*senders.Budgets, error)
 	Sender(ctx context.Context, id string) (*senders.Sender, error)
 }
 
@@ -79,11 +81,12 @@ func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequence
 	qs.OnStatusChange(func(ctx context.Context, q *sequences.Sequence) error {
 		return svc.store.SetHeld(ctx, q.ID, q.Status != sequences.Active)
 	})
+	ls.SetEngine(svc)
 	return svc
 }
 
-// Input is the body of a preview or a commit.
-type Input struct {
+// EnrollInput is the body of a preview or a commit.
+type EnrollInput struct {
 	SequenceID string   `json:"sequence_id" format:"uuid" required:"true"`
 	LeadIDs    []string `json:"lead_ids" required:"true" minItems:"1" doc:"1 to 10,000 lead ids (more gives E_TOO_MANY); a repeated id counts once."`
 	Confirm    bool     `json:"confirm,omitempty" doc:"Commit only: must be true."`
@@ -135,7 +138,7 @@ type CommitResult struct {
 	Warnings      []Warning   `json:"warnings"`
 }
 
-func checkInput(in Input) ([]string, error) {
+func checkInput(in EnrollInput) ([]string, error) {
 	if len(in.LeadIDs) == 0 {
 		return nil, apikit.Invalid("lead_ids is empty.", "Send 1 to 10,000 lead ids.")
 	}
@@ -476,7 +479,7 @@ func (svc *Service) assign(ctx context.Context, pl *plan) error {
 // changes nothing.
 // Returns E_NOT_FOUND if the sequence is not visible to the principal,
 // E_TOO_MANY for more than 10,000 ids and E_PAYLOAD_INVALID for none.
-func (svc *Service) Preview(ctx context.Context, p apikit.Principal, in Input) (*Preview, error) {
+func (svc *Service) Preview(ctx context.Context, p apikit.Principal, in EnrollInput) (*Preview, error) {
 	ids, err := checkInput(in)
 	if err != nil {
 		return nil, err
@@ -574,7 +577,7 @@ func (svc *Service) estimate(pl *plan) Estimate {
 // Returns E_PAYLOAD_INVALID without confirm: true, E_NOT_FOUND if the
 // sequence is not visible to the principal, E_GRAPH_INVALID if its graph
 // cannot run and E_TOO_MANY for more than 10,000 ids.
-func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in Input) (*CommitResult, error) {
+func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInput) (*CommitResult, error) {
 	if !in.Confirm {
 		return nil, apikit.Invalid("confirm must be true to enrol leads.",
 			`Preview first with POST /v1/enrollments/preview, then send the same sequence_id and the chosen lead_ids with "confirm": true.`)

@@ -22,6 +22,13 @@ type EventLog interface {
 	ForLead(ctx context.Context, workspaceID, leadID string, limit, offset int) ([]events.Event, int, error)
 }
 
+// Engine is what the lead view needs of the engine: the lead's
+// enrollments and what each sender knows of the lead.
+type Engine interface {
+	LeadEnrollments(ctx context.Context, workspaceID, leadID string) ([]EnrollmentRef, error)
+	LeadSenderState(ctx context.Context, workspaceID, leadID string) ([]SenderState, error)
+}
+
 // Service holds the lead rules.
 type Service struct {
 	db      *db.DB
@@ -29,7 +36,11 @@ type Service struct {
 	clock   apikit.Clock
 	catalog Catalog
 	log     EventLog
+	engine  Engine
 }
+
+// SetEngine lets the lead view show the lead's enrollments and sender state.
+func (s *Service) SetEngine(e Engine) { s.engine = e }
 
 // NewService returns the leads Service on d.
 func NewService(d *db.DB, clock apikit.Clock, catalog Catalog, log EventLog) *Service {
@@ -72,7 +83,16 @@ func (s *Service) detail(ctx context.Context, l *Lead) (*LeadDetail, error) {
 	if l.Custom == nil {
 		l.Custom = map[string]any{}
 	}
-	return &LeadDetail{Lead: *l, Tags: tags, ProfileData: l.Profile, SenderState: []SenderState{}, Enrollments: []EnrollmentRef{}}, nil
+	d := &LeadDetail{Lead: *l, Tags: tags, ProfileData: l.Profile, SenderState: []SenderState{}, Enrollments: []EnrollmentRef{}}
+	if s.engine != nil {
+		if d.Enrollments, err = s.engine.LeadEnrollments(ctx, l.WorkspaceID, l.ID); err != nil {
+			return nil, err
+		}
+		if d.SenderState, err = s.engine.LeadSenderState(ctx, l.WorkspaceID, l.ID); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // List returns one page of the leads visible to the principal.

@@ -52,7 +52,7 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 		return nil, apikit.Invalid("A sender has no name.", "Give every sender a name; sequences name their senders by it.")
 	}
 	s := &Sender{Name: strings.TrimSpace(spec.Name), Channel: spec.Channel, Timezone: o.Timezone, Transport: TransportSandbox,
-		Status: Active, Premium: spec.Premium, Health: Healthy, HealthReasons: []Reason{}}
+		Status: Active, Premium: spec.Premium, Health: Healthy, HealthReasons: []HealthReason{}}
 	switch spec.Channel {
 	case LinkedIn:
 		if spec.Address != "" {

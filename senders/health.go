@@ -55,14 +55,14 @@ const (
 type HealthView struct {
 	SenderID           string     `json:"sender_id" format:"uuid"`
 	State              Health     `json:"state" enum:"healthy,warning,restricted,disconnected"`
-	Reasons            []Reason   `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
+	Reasons            []HealthReason   `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
 	AcceptanceRate     *float64   `json:"acceptance_rate" doc:"Share of the latest 100 invitations older than 7 days that were accepted; null before any."`
 	PendingInvitations int        `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those older than 21 days are withdrawn automatically."`
 	LastError          *string    `json:"last_error" doc:"The last error the transport reported for this sender."`
 	CheckedAt          *time.Time `json:"checked_at" doc:"When health was last computed."`
 }
 
-func stateOf(reasons []Reason) Health {
+func stateOf(reasons []HealthReason) Health {
 	state := Healthy
 	for _, r := range reasons {
 		switch r.Code {
@@ -85,15 +85,15 @@ func stateOf(reasons []Reason) Health {
 func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message string) error {
 	return svc.db.InTx(ctx, func(ctx context.Context) error {
 		now := svc.clock.Now()
-		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r Reason) bool {
+		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
 			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
 		})
 		switch signal {
 		case SignalAuthFailed, SignalRestricted:
-			reasons = append(reasons, Reason{Code: signal, Message: message})
+			reasons = append(reasons, HealthReason{Code: signal, Message: message})
 		case SignalLimit:
 			until := NextMidnight(now, s.Location())
-			reasons = append(reasons, Reason{Code: signal, Message: message, Until: &until})
+			reasons = append(reasons, HealthReason{Code: signal, Message: message, Until: &until})
 		case SignalRecovered:
 		default:
 			return fmt.Errorf("senders: unknown signal %q", signal)
@@ -132,7 +132,7 @@ func (svc *Service) recheck(ctx context.Context, s *Sender, now time.Time) error
 		}
 	}
 	// Signals that lapsed are dropped; rules on numbers are recomputed.
-	reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r Reason) bool {
+	reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
 		return !isSignal(r.Code) || (r.Until != nil && !r.Until.After(now))
 	})
 	if s.Channel == LinkedIn {
@@ -141,11 +141,11 @@ func (svc *Service) recheck(ctx context.Context, s *Sender, now time.Time) error
 			return err
 		}
 		if sent >= MinAcceptanceSample && float64(accepted) < LowAcceptance*float64(sent) {
-			reasons = append(reasons, Reason{Code: "low_acceptance",
+			reasons = append(reasons, HealthReason{Code: "low_acceptance",
 				Message: fmt.Sprintf("Only %d of the latest %d settled invitations were accepted (below 20%%); LinkedIn restricts accounts whose invitations are ignored.", accepted, sent)})
 		}
 		if pending > MaxPending {
-			reasons = append(reasons, Reason{Code: "too_many_pending",
+			reasons = append(reasons, HealthReason{Code: "too_many_pending",
 				Message: fmt.Sprintf("%d invitations are pending (more than %d); LinkedIn restricts accounts with many unanswered invitations.", pending, MaxPending)})
 		}
 	}
@@ -171,7 +171,7 @@ func (svc *Service) recheck(ctx context.Context, s *Sender, now time.Time) error
 func (svc *Service) health(ctx context.Context, s *Sender) (*HealthView, error) {
 	v := &HealthView{SenderID: s.ID, State: s.Health, Reasons: s.HealthReasons, LastError: s.LastError, CheckedAt: s.HealthCheckedAt}
 	if v.Reasons == nil {
-		v.Reasons = []Reason{}
+		v.Reasons = []HealthReason{}
 	}
 	if s.Channel == LinkedIn {
 		sent, accepted, pending, err := svc.store.InvitationStats(ctx, s.ID, svc.clock.Now().Add(-InviteSettle), AcceptanceSample)

@@ -119,7 +119,7 @@ type Sender struct {
 	UpdatedAt   time.Time `bun:"updated_at" json:"updated_at"`
 
 	// The health detail, shown by the health view.
-	HealthReasons   []Reason   `bun:"health_reasons,type:jsonb" json:"-"`
+	HealthReasons   []HealthReason   `bun:"health_reasons,type:jsonb" json:"-"`
 	LastError       *string    `bun:"last_error" json:"-"`
 	HealthCheckedAt *time.Time `bun:"health_checked_at" json:"-"`
 }
@@ -180,8 +180,8 @@ func (w *Warmup) Cap(day string) int {
 	return w.From + n*w.Step
 }
 
-// Reason is one cause of a sender's health state.
-type Reason struct {
+// HealthReason is one cause of a sender's health state.
+type HealthReason struct {
 	Code    string     `json:"code" enum:"auth_failed,restriction_notice,limit_notice,low_acceptance,too_many_pending"`
 	Message string     `json:"message"`
 	Until   *time.Time `json:"until,omitempty" doc:"When the reason lapses by itself (a limit notice lasts until the sender's local midnight)."`

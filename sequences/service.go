@@ -68,9 +68,9 @@ type SenderRef struct {
 	Channel senders.Channel `json:"channel" enum:"linkedin,email"`
 }
 
-// View is a sequence as the API shows it: with its senders and the
+// SequenceView is a sequence as the API shows it: with its senders and the
 // problems of its graph.
-type View struct {
+type SequenceView struct {
 	Sequence
 	Senders  []SenderRef `json:"senders"`
 	Problems []Problem   `json:"problems" doc:"Why the graph cannot run; activation needs none."`
@@ -141,12 +141,12 @@ func problemsWith(q *Sequence, ss []senders.Sender) []Problem {
 }
 
 // View returns q with its senders and problems.
-func (svc *Service) View(ctx context.Context, q *Sequence) (*View, error) {
+func (svc *Service) View(ctx context.Context, q *Sequence) (*SequenceView, error) {
 	ss, err := svc.SendersOf(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	v := &View{Sequence: *q, Senders: []SenderRef{}, Problems: problemsWith(q, ss)}
+	v := &SequenceView{Sequence: *q, Senders: []SenderRef{}, Problems: problemsWith(q, ss)}
 	for _, s := range ss {
 		v.Senders = append(v.Senders, SenderRef{ID: s.ID, Name: s.Name, Channel: s.Channel})
 	}
@@ -156,22 +156,22 @@ func (svc *Service) View(ctx context.Context, q *Sequence) (*View, error) {
 // List returns one page of the sequences visible to the principal, by name.
 // Returns E_FORBIDDEN for a client filter outside a scoped key's clients
 // and E_PAYLOAD_INVALID for a bad limit or offset.
-func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[View], error) {
+func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[SequenceView], error) {
 	if err := apikit.CheckPage(&f.Limit, f.Offset); err != nil {
-		return apikit.Page[View]{}, err
+		return apikit.Page[SequenceView]{}, err
 	}
 	if err := apikit.CheckClientFilter(p, f.ClientID); err != nil {
-		return apikit.Page[View]{}, err
+		return apikit.Page[SequenceView]{}, err
 	}
 	qs, total, err := svc.store.List(ctx, p.WorkspaceID, p.ClientIDs, f)
 	if err != nil {
-		return apikit.Page[View]{}, err
+		return apikit.Page[SequenceView]{}, err
 	}
-	out := make([]View, 0, len(qs))
+	out := make([]SequenceView, 0, len(qs))
 	for i := range qs {
 		v, err := svc.View(ctx, &qs[i])
 		if err != nil {
-			return apikit.Page[View]{}, err
+			return apikit.Page[SequenceView]{}, err
 		}
 		out = append(out, *v)
 	}
@@ -182,7 +182,7 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (api
 // nothing.
 // Returns E_NOT_FOUND if the sequence is not visible to the principal and
 // E_GRAPH_INVALID, naming every problem, if its graph cannot run.
-func (svc *Service) Activate(ctx context.Context, p apikit.Principal, id string) (*View, error) {
+func (svc *Service) Activate(ctx context.Context, p apikit.Principal, id string) (*SequenceView, error) {
 	var q *Sequence
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -220,7 +220,7 @@ func (svc *Service) Activate(ctx context.Context, p apikit.Principal, id string)
 // it is activated again. Pausing a paused sequence changes nothing.
 // Returns E_NOT_FOUND if the sequence is not visible to the principal and
 // E_CONFLICT for a draft, which never ran.
-func (svc *Service) Pause(ctx context.Context, p apikit.Principal, id string) (*View, error) {
+func (svc *Service) Pause(ctx context.Context, p apikit.Principal, id string) (*SequenceView, error) {
 	var q *Sequence
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
 		var err error

@@ -27,12 +27,12 @@ func (s *Server) registerSequences() {
 		OperationID: "list-sequences", Method: http.MethodGet, Path: "/v1/sequences", Tags: tags,
 		Summary:     "List sequences",
 		Description: "The sequences visible to the key, by name, each with its steps, senders, status and problems. Sequences are built in the setup (`leadline apply`), not through the API.",
-	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *listSequencesInput) (*pageOutput[sequences.View], error) {
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *listSequencesInput) (*pageOutput[sequences.SequenceView], error) {
 		page, err := s.sequences.List(ctx, p, sequences.Filter{ClientID: in.ClientID, Status: sequences.Status(in.Status), Limit: in.Limit, Offset: in.Offset})
 		if err != nil {
 			return nil, err
 		}
-		return &pageOutput[sequences.View]{Body: page}, nil
+		return &pageOutput[sequences.SequenceView]{Body: page}, nil
 	})
 
 	register(s, huma.Operation{
@@ -40,7 +40,7 @@ func (s *Server) registerSequences() {
 		Summary:     "Get a sequence",
 		Description: "The sequence's steps, senders and status, and the problems of its graph: a sequence with any problem cannot be activated.",
 		Errors:      []int{http.StatusNotFound},
-	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.View], error) {
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.SequenceView], error) {
 		q, err := s.sequences.Visible(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (s *Server) registerSequences() {
 		Description: "Starts (or resumes) sending. A sequence whose graph has any problem gives 422 E_GRAPH_INVALID naming every problem. " +
 			"Activating an active sequence changes nothing.",
 		Errors: []int{http.StatusNotFound},
-	}, apikit.RoleManager, apikit.ClassSpend, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.View], error) {
+	}, apikit.RoleManager, apikit.ClassSpend, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.SequenceView], error) {
 		v, err := s.sequences.Activate(ctx, p, in.ID)
 		if err != nil {
 			return nil, err
@@ -72,7 +72,7 @@ func (s *Server) registerSequences() {
 		Description: "Stops sending; enrollments keep their place and go on when the sequence is activated again. " +
 			"Pausing a paused sequence changes nothing; a draft gives 409 E_CONFLICT.",
 		Errors: []int{http.StatusNotFound},
-	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.View], error) {
+	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.SequenceView], error) {
 		v, err := s.sequences.Pause(ctx, p, in.ID)
 		if err != nil {
 			return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
@@ -35,18 +36,19 @@ type Config struct {
 
 // Server is leadline's HTTP API.
 type Server struct {
-	db         *db.DB
-	clock      apikit.Clock
-	logger     *slog.Logger
-	workspaces *workspace.Service
-	events     *events.Log
-	leads      *leads.Service
-	senders    *senders.Service
-	sequences  *sequences.Service
-	limiter    *limiter
-	idem       *idempotency
-	mux        *http.ServeMux
-	api        huma.API
+	db          *db.DB
+	clock       apikit.Clock
+	logger      *slog.Logger
+	workspaces  *workspace.Service
+	events      *events.Log
+	leads       *leads.Service
+	senders     *senders.Service
+	sequences   *sequences.Service
+	enrollments *enrollments.Service
+	limiter     *limiter
+	idem        *idempotency
+	mux         *http.ServeMux
+	api         huma.API
 	// schemasPath is where huma serves each schema of the document.
 	schemasPath string
 }
@@ -65,15 +67,18 @@ func New(cfg Config) *Server {
 	ws := workspace.NewService(cfg.DB, cfg.Clock)
 	log := events.NewLog(cfg.DB, cfg.Clock)
 	ss := senders.NewService(cfg.DB, cfg.Clock, log)
+	qs := sequences.NewService(cfg.DB, cfg.Clock, ss, log)
+	ls := leads.NewService(cfg.DB, cfg.Clock, ws, log)
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: ws, events: log,
-		leads:     leads.NewService(cfg.DB, cfg.Clock, ws, log),
-		senders:   ss,
-		sequences: sequences.NewService(cfg.DB, cfg.Clock, ss, log),
-		limiter:   newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
-		idem:      newIdempotency(cfg.DB, cfg.Clock),
-		mux:       http.NewServeMux(),
+		leads:       ls,
+		senders:     ss,
+		sequences:   qs,
+		enrollments: enrollments.NewService(cfg.DB, cfg.Clock, ls, ws, qs, ss, log),
+		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
+		idem:        newIdempotency(cfg.DB, cfg.Clock),
+		mux:         http.NewServeMux(),
 	}
 
 	hc := huma.DefaultConfig("leadline", Version)
@@ -100,6 +105,7 @@ func New(cfg Config) *Server {
 	s.registerLeads()
 	s.registerSenders()
 	s.registerSequences()
+	s.registerEnrollments()
 	s.canonicalIDs()
 	return s
 }

@@ -1,0 +1,77 @@
+package enrollments
+
+import (
+	"context"
+	"time"
+
+	"github.com/leadline/leadline/leads"
+)
+
+// LeadEnrollments returns the lead's enrollments for the lead view,
+// newest first.
+func (svc *Service) LeadEnrollments(ctx context.Context, workspaceID, leadID string) ([]leads.EnrollmentRef, error) {
+	es, err := svc.store.ForLead(ctx, workspaceID, leadID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]leads.EnrollmentRef, 0, len(es))
+	names := map[string]string{}
+	for _, e := range es {
+		name, ok := names[e.SequenceID]
+		if !ok {
+			if q, err := svc.sequences.ByID(ctx, workspaceID, e.SequenceID); err == nil {
+				name = q.Name
+			}
+			names[e.SequenceID] = name
+		}
+		out = append(out, leads.EnrollmentRef{ID: e.ID, SequenceID: e.SequenceID, SequenceName: name, SenderID: deref(e.SenderID),
+			Status: string(e.Status), EnrolledAt: e.CreatedAt})
+	}
+	return out, nil
+}
+
+// LeadSenderState returns, per sender that invited or contacted the lead,
+// the LinkedIn connection and the last contact.
+func (svc *Service) LeadSenderState(ctx context.Context, workspaceID, leadID string) ([]leads.SenderState, error) {
+	var rows []struct {
+		SenderID string     `bun:"sender_id"`
+		Last     *time.Time `bun:"last"`
+	}
+	idb := svc.db.IDB(ctx)
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("sender_id").ColumnExpr("max(done_at) AS last").
+		Where("a.lead_id = ? AND a.status = 'sent'", leadID).Group("sender_id").Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	var invs []struct {
+		SenderID    string     `bun:"sender_id"`
+		AcceptedAt  *time.Time `bun:"accepted_at"`
+		WithdrawnAt *time.Time `bun:"withdrawn_at"`
+	}
+	if err := idb.NewSelect().Table("invitations").Column("sender_id", "accepted_at", "withdrawn_at").
+		Where("lead_id = ?", leadID).Scan(ctx, &invs); err != nil {
+		return nil, err
+	}
+	out := []leads.SenderState{}
+	for _, r := range rows {
+		s, err := svc.senders.ByID(ctx, workspaceID, r.SenderID)
+		if err != nil {
+			return nil, err
+		}
+		st := leads.SenderState{SenderID: s.ID, SenderName: s.Name, ConnectionStatus: "none", LastContactAt: r.Last}
+		for _, inv := range invs {
+			if inv.SenderID != s.ID {
+				continue
+			}
+			switch {
+			case inv.AcceptedAt != nil:
+				st.ConnectionStatus = "connected"
+			case inv.WithdrawnAt != nil:
+				st.ConnectionStatus = "withdrawn"
+			default:
+				st.ConnectionStatus = "pending"
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}

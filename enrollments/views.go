@@ -1,0 +1,406 @@
+package enrollments
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+)
+
+// StepStats are one step's numbers.
+type StepStats struct {
+	StepID  string `json:"step_id"`
+	Type    string `json:"type"`
+	Entered int    `json:"entered" doc:"Enrollments that reached the step."`
+	Done    int    `json:"done" doc:"Enrollments that completed it."`
+	Failed  int    `json:"failed" doc:"Enrollments that failed at it."`
+	Waiting int    `json:"waiting" doc:"Live enrollments at the step now."`
+}
+
+// SequenceStats are a sequence's numbers.
+type SequenceStats struct {
+	SequenceID      string         `json:"sequence_id" format:"uuid"`
+	Steps           []StepStats    `json:"steps"`
+	Statuses        map[string]int `json:"statuses" doc:"Enrollments per status; every status is present."`
+	InvitesSent     int            `json:"invites_sent"`
+	InvitesAccepted int            `json:"invites_accepted"`
+	AcceptanceRate  *float64       `json:"acceptance_rate" doc:"invites_accepted / invites_sent; null before any invite."`
+	Contacted       int            `json:"contacted" doc:"Enrollments that had at least one action sent."`
+	RepliedCount    int            `json:"replied"`
+	ReplyRate       *float64       `json:"reply_rate" doc:"replied / contacted; null before any contact."`
+}
+
+func ratio(a, b int) *float64 {
+	if b == 0 {
+		return nil
+	}
+	r := float64(a) / float64(b)
+	return &r
+}
+
+// Stats returns a sequence's numbers.
+// Returns E_NOT_FOUND if the sequence is not visible to the principal.
+func (svc *Service) Stats(ctx context.Context, p apikit.Principal, id string) (*SequenceStats, error) {
+	q, err := svc.sequences.Visible(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	idb := svc.db.IDB(ctx)
+	var steps []stepStat
+	if err := idb.NewSelect().Model(&steps).Where("sequence_id = ?", q.ID).Scan(ctx); err != nil {
+		return nil, err
+	}
+	var groups []struct {
+		Status string `bun:"status"`
+		StepID string `bun:"step_id"`
+		N      int    `bun:"n"`
+	}
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("status", "step_id").ColumnExpr("count(*) AS n").
+		Where("e.sequence_id = ?", q.ID).Group("status", "step_id").Scan(ctx, &groups); err != nil {
+		return nil, err
+	}
+	out := &SequenceStats{SequenceID: q.ID, Steps: []StepStats{}, Statuses: map[string]int{}}
+	for _, s := range []Status{Active, Paused, Finished, Exited, Replied, Stopped, Failed} {
+		out.Statuses[string(s)] = 0
+	}
+	waiting := map[string]int{}
+	for _, g := range groups {
+		out.Statuses[g.Status] += g.N
+		if Status(g.Status).Live() {
+			waiting[g.StepID] += g.N
+		}
+	}
+	for _, s := range q.Steps {
+		st := StepStats{StepID: s.ID, Type: s.Type, Waiting: waiting[s.ID]}
+		if i := slices.IndexFunc(steps, func(x stepStat) bool { return x.StepID == s.ID }); i >= 0 {
+			st.Entered, st.Done, st.Failed = steps[i].Entered, steps[i].Done, steps[i].Failed
+		}
+		out.Steps = append(out.Steps, st)
+	}
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(*)").
+		Where("a.sequence_id = ? AND a.action = 'invite' AND a.status = 'sent'", q.ID).Scan(ctx, &out.InvitesSent); err != nil {
+		return nil, err
+	}
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(*)").
+		Join("JOIN invitations AS i ON i.sender_id = a.sender_id AND i.lead_id = a.lead_id AND i.accepted_at IS NOT NULL").
+		Where("a.sequence_id = ? AND a.action = 'invite' AND a.status = 'sent'", q.ID).Scan(ctx, &out.InvitesAccepted); err != nil {
+		return nil, err
+	}
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(DISTINCT a.enrollment_id)").
+		Where("a.sequence_id = ? AND a.status = 'sent'", q.ID).Scan(ctx, &out.Contacted); err != nil {
+		return nil, err
+	}
+	out.RepliedCount = out.Statuses[string(Replied)]
+	out.AcceptanceRate = ratio(out.InvitesAccepted, out.InvitesSent)
+	out.ReplyRate = ratio(out.RepliedCount, out.Contacted)
+	return out, nil
+}
+
+// FailedEnrollment is a failed enrollment with why it failed.
+type FailedEnrollment struct {
+	EnrollmentID string    `json:"enrollment_id" format:"uuid"`
+	LeadID       string    `json:"lead_id" format:"uuid"`
+	SenderID     *string   `json:"sender_id" format:"uuid"`
+	StepID       string    `json:"step_id"`
+	Code         string    `json:"code" doc:"e.g. missing_variable, step_removed, email_bounced, or the transport's code."`
+	Message      string    `json:"message"`
+	FailedAt     time.Time `json:"failed_at"`
+}
+
+// FailedPage returns one page of a sequence's failed enrollments, newest first.
+// Returns E_NOT_FOUND if the sequence is not visible to the principal.
+func (svc *Service) FailedPage(ctx context.Context, p apikit.Principal, id string, limit, offset int) (apikit.Page[FailedEnrollment], error) {
+	if err := apikit.CheckPage(&limit, offset); err != nil {
+		return apikit.Page[FailedEnrollment]{}, err
+	}
+	q, err := svc.sequences.Visible(ctx, p, id)
+	if err != nil {
+		return apikit.Page[FailedEnrollment]{}, err
+	}
+	es, total, err := svc.store.List(ctx, p.WorkspaceID, nil, Filter{SequenceID: q.ID, Status: Failed, Limit: limit, Offset: offset})
+	if err != nil {
+		return apikit.Page[FailedEnrollment]{}, err
+	}
+	out := make([]FailedEnrollment, 0, len(es))
+	for _, e := range es {
+		f := FailedEnrollment{EnrollmentID: e.ID, LeadID: e.LeadID, SenderID: e.SenderID, StepID: e.StepID, Code: deref(e.LastErrorCode), Message: deref(e.LastError)}
+		if e.FailedAt != nil {
+			f.FailedAt = *e.FailedAt
+		}
+		out = append(out, f)
+	}
+	return apikit.NewPage(out, total, limit, offset), nil
+}
+
+// StallReason is one cause of a sequence not sending, with its remedy.
+type StallReason struct {
+	Code     string     `json:"code"`
+	Message  string     `json:"message"`
+	Remedy   string     `json:"remedy"`
+	SenderID *string    `json:"sender_id,omitempty" format:"uuid"`
+	Action   string     `json:"action,omitempty"`
+	Count    *int       `json:"count,omitempty" doc:"How many live enrollments it holds."`
+	Until    *time.Time `json:"until,omitempty" doc:"When it lifts by itself."`
+}
+
+// WhyNotSending is the answer of why-not-sending.
+type WhyNotSending struct {
+	Sending      bool       `json:"sending" doc:"Whether the sequence is sending now or will as its waits end, without anyone acting."`
+	NextActionAt *time.Time `json:"next_action_at" doc:"When the runner next looks at one of its enrollments."`
+	Reasons      []StallReason   `json:"reasons" doc:"Every cause that holds enrollments back, the blocking ones first."`
+}
+
+// blocking are waits that need someone to act, or a limit that lifts only
+// at a set time.
+var reasonText = map[string][2]string{
+	"outside_schedule":          {"%d enrollments wait for their sender's working hours.", "Nothing to do: they run when the window opens; widen the sender's schedule to send more hours."},
+	"daily_cap_reached":         {"%d enrollments wait: the sender used today's %s budget.", "Nothing to do: budgets reset at the sender's local midnight; add senders to the sequence to send more a day."},
+	"weekly_invite_cap_reached": {"%d enrollments wait: the sender reached its 7-day invitation cap.", "Nothing to do: the window frees invitations day by day; add LinkedIn senders to invite more."},
+	"warmup_limit":              {"%d enrollments wait: the sender's warm-up ramp limits today's %s.", "Nothing to do: the ramp grows every day; it protects a new account."},
+	"sender_paused":             {"%d enrollments wait for a paused sender.", "Set the sender to status: active in the setup file and apply it."},
+	"sender_disconnected":       {"%d enrollments wait: the sender's account is disconnected.", "Reconnect the account with its provider; enrollments go on when it reports the account usable."},
+	"sender_restricted":         {"%d enrollments wait: the provider restricted the sender's account.", "Let the restriction end (usually days); the sender is rechecked every local midnight."},
+	"note_quota":                {"%d enrollments wait: the sender used this month's 5 invitation notes.", "Use note_fallback: without_note on the invite step, a premium account, or wait for the next month."},
+	"tasks_pending":             {"%d enrollments wait for manual tasks.", "Complete the tasks with POST /v1/tasks/{id}/complete."},
+	"workspace_suspended":       {"%d enrollments wait: the workspace is suspended.", "Ask the workspace owner to settle the plan."},
+}
+
+// ordinary are waits that end by themselves as designed.
+var ordinary = map[string]bool{"wait_step": true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true}
+
+// WhyNotSending explains what holds a sequence back.
+// Returns E_NOT_FOUND if the sequence is not visible to the principal.
+func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id string) (*WhyNotSending, error) {
+	q, err := svc.sequences.Visible(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	out := &WhyNotSending{Reasons: []StallReason{}}
+	add := func(r StallReason) { out.Reasons = append(out.Reasons, r) }
+	ws, err := svc.catalog.WorkspaceByID(ctx, q.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if ws.Suspended {
+		add(StallReason{Code: "workspace_suspended", Message: "The workspace is suspended: nothing is sent.", Remedy: "Ask the workspace owner to settle the plan."})
+	}
+	if q.Status != sequences.Active {
+		add(StallReason{Code: "sequence_not_active", Message: fmt.Sprintf("The sequence is %s.", q.Status), Remedy: "Activate it with POST /v1/sequences/{id}/activate (manager role)."})
+	}
+	ps, err := svc.sequences.Problems(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 {
+		add(StallReason{Code: "sequence_invalid", Message: sequences.GraphInvalid(q.Name, ps).Message, Remedy: "Fix the problems in the setup file and apply it; GET /v1/sequences/{id} lists them."})
+	}
+	ss, err := svc.sequences.SendersOf(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	usableN := 0
+	for _, s := range ss {
+		if usable(&s) {
+			usableN++
+		}
+	}
+	if len(ss) > 0 && usableN == 0 {
+		add(StallReason{Code: "no_usable_sender", Message: "None of the sequence's senders can send: each is paused, restricted or disconnected.", Remedy: "Activate or reconnect a sender, or add another to the sequence."})
+	}
+	var groups []struct {
+		Status     string     `bun:"status"`
+		WaitingFor *string    `bun:"waiting_for"`
+		SenderID   *string    `bun:"sender_id"`
+		N          int        `bun:"n"`
+		Next       *time.Time `bun:"next"`
+	}
+	idb := svc.db.IDB(ctx)
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("status", "waiting_for", "sender_id").ColumnExpr("count(*) AS n").ColumnExpr("min(next_run_at) AS next").
+		Where("e.sequence_id = ? AND e.status IN (?)", q.ID, bun.In([]Status{Active, Paused, Failed})).
+		Group("status", "waiting_for", "sender_id").Scan(ctx, &groups); err != nil {
+		return nil, err
+	}
+	live, failed, moving, due := 0, 0, 0, 0
+	var next *time.Time
+	blocked := map[string]*StallReason{}
+	var order []string
+	for _, g := range groups {
+		switch Status(g.Status) {
+		case Failed:
+			failed += g.N
+			continue
+		case Paused:
+			live += g.N
+			continue
+		}
+		live += g.N
+		if g.Next != nil && (next == nil || g.Next.Before(*next)) {
+			n := *g.Next
+			next = &n
+		}
+		code := deref(g.WaitingFor)
+		if code == "" || ordinary[code] {
+			moving += g.N
+			if code == "" {
+				due += g.N
+			}
+			continue
+		}
+		key := code + "|" + deref(g.SenderID)
+		r, ok := blocked[key]
+		if !ok {
+			r = &StallReason{Code: code, SenderID: g.SenderID, Count: new(int)}
+			blocked[key] = r
+			order = append(order, key)
+		}
+		*r.Count += g.N
+		if g.Next != nil && (r.Until == nil || g.Next.Before(*r.Until)) {
+			u := *g.Next
+			r.Until = &u
+		}
+	}
+	sort.Strings(order)
+	for _, key := range order {
+		r := blocked[key]
+		text, ok := reasonText[r.Code]
+		if !ok {
+			text = [2]string{"%d enrollments wait (" + r.Code + ").", "Nothing to do: they go on by themselves."}
+		}
+		if r.SenderID != nil && (r.Code == "daily_cap_reached" || r.Code == "warmup_limit") {
+			r.Action = svc.blockedAction(ctx, q, *r.SenderID)
+			r.Message = fmt.Sprintf(text[0], *r.Count, r.Action)
+		} else {
+			r.Message = fmt.Sprintf(text[0], *r.Count)
+		}
+		r.Remedy = text[1]
+		add(*r)
+	}
+	if failed > 0 {
+		add(StallReason{Code: "failed_enrollments", Count: &failed, Message: fmt.Sprintf("%d enrollments failed at a step.", failed),
+			Remedy: "See GET /v1/sequences/{id}/failed, fix the cause, then POST /v1/enrollments/recover."})
+	}
+	var dnc int
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").Join("JOIN leads AS l ON l.id = e.lead_id").
+		Where("e.sequence_id = ? AND e.status = 'stopped' AND l.do_not_contact", q.ID).Scan(ctx, &dnc); err != nil {
+		return nil, err
+	}
+	if dnc > 0 {
+		add(StallReason{Code: "leads_do_not_contact", Count: &dnc, Message: fmt.Sprintf("%d enrollments stopped because their lead is do-not-contact.", dnc),
+			Remedy: "Nothing to do: do-not-contact leads are never sent to; enrol other leads."})
+	}
+	if live == 0 {
+		add(StallReason{Code: "no_active_enrollments", Message: "The sequence has no live enrollments.", Remedy: "Enrol leads: POST /v1/enrollments/preview, then POST /v1/enrollments."})
+	} else if moving > 0 && due == 0 && len(blocked) == 0 {
+		c := moving
+		add(StallReason{Code: "all_waiting", Count: &c, Until: next, Message: fmt.Sprintf("All %d active enrollments wait for a step's time (a wait, an acceptance, an out-of-office return or a retry).", moving),
+			Remedy: "Nothing to do: the next one is due at next_action_at."})
+	}
+	out.NextActionAt = next
+	out.Sending = q.Status == sequences.Active && len(ps) == 0 && !ws.Suspended && moving > 0 && (len(ss) == 0 || usableN > 0)
+	if q.Status != sequences.Active {
+		out.NextActionAt = nil
+	}
+	return out, nil
+}
+
+// blockedAction names the action a sender's capped enrollments of q wait
+// for: the first action step of the sender's channel.
+func (svc *Service) blockedAction(ctx context.Context, q *sequences.Sequence, senderID string) string {
+	s, err := svc.senders.ByID(ctx, q.WorkspaceID, senderID)
+	if err != nil {
+		return ""
+	}
+	return string(mainAction(q, s.Channel))
+}
+
+// DayCapacity is one local day of a sender's capacity.
+type DayCapacity struct {
+	Date    string           `json:"date" format:"date"`
+	Actions []ActionCapacity `json:"actions"`
+}
+
+// ActionCapacity is one action's capacity on a day.
+type ActionCapacity struct {
+	Action       senders.Action `json:"action"`
+	EffectiveCap int            `json:"effective_cap"`
+	Used         int            `json:"used" doc:"Already used (today only)."`
+	Planned      int            `json:"planned" doc:"Steps of this action already due that day."`
+	Free         int            `json:"free" doc:"effective_cap - used - planned, at least 0."`
+}
+
+// Capacity returns a sender's capacity for its next 7 local days.
+// Returns E_NOT_FOUND if the sender is not visible to the principal.
+func (svc *Service) Capacity(ctx context.Context, p apikit.Principal, s *senders.Sender) ([]DayCapacity, error) {
+	now := svc.clock.Now()
+	loc := s.Location()
+	end := now
+	days := make([]string, 7)
+	for i := range days {
+		days[i] = senders.LocalDate(end, loc)
+		end = senders.NextMidnight(end, loc)
+	}
+	var rows []struct {
+		SequenceID string    `bun:"sequence_id"`
+		StepID     string    `bun:"step_id"`
+		NextRunAt  time.Time `bun:"next_run_at"`
+	}
+	if err := svc.db.IDB(ctx).NewSelect().Model((*Enrollment)(nil)).Column("sequence_id", "step_id", "next_run_at").
+		Where("(e.sender_id = ? OR e.email_sender_id = ?) AND e.status = 'active' AND NOT e.held AND e.next_run_at < ?", s.ID, s.ID, end).
+		Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	planned := map[string]map[senders.Action]int{}
+	seqs := map[string]*sequences.Sequence{}
+	for _, r := range rows {
+		q, ok := seqs[r.SequenceID]
+		if !ok {
+			var err error
+			if q, err = svc.sequences.ByID(ctx, s.WorkspaceID, r.SequenceID); err != nil {
+				return nil, err
+			}
+			seqs[r.SequenceID] = q
+		}
+		step, ok := q.StepByID(r.StepID)
+		a, isAction := step.Action()
+		if !ok || !isAction || a.Channel() != s.Channel {
+			continue
+		}
+		day := senders.LocalDate(r.NextRunAt, loc)
+		if day < days[0] {
+			day = days[0]
+		}
+		if planned[day] == nil {
+			planned[day] = map[senders.Action]int{}
+		}
+		planned[day][a]++
+	}
+	today, err := svc.senders.Budgets(ctx, apikit.Principal{WorkspaceID: s.WorkspaceID}, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DayCapacity, 0, 7)
+	for i, day := range days {
+		dc := DayCapacity{Date: day, Actions: []ActionCapacity{}}
+		for _, a := range senders.ActionsOf(s.Channel) {
+			ac := ActionCapacity{Action: a, EffectiveCap: s.Limits(a, day).EffectiveCap, Planned: planned[day][a]}
+			if i == 0 {
+				for _, b := range today.Actions {
+					if b.Action == a {
+						ac.Used = b.Used
+					}
+				}
+			}
+			ac.Free = max(ac.EffectiveCap-ac.Used-ac.Planned, 0)
+			dc.Actions = append(dc.Actions, ac)
+		}
+		out = append(out, dc)
+	}
+	return out, nil
+}
