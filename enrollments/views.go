@@ -152,9 +152,9 @@ type StallReason struct {
 
 // WhyNotSending is the answer of why-not-sending.
 type WhyNotSending struct {
-	Sending      bool       `json:"sending" doc:"Whether the sequence is sending now or will as its waits end, without anyone acting."`
-	NextActionAt *time.Time `json:"next_action_at" doc:"When the runner next looks at one of its enrollments."`
-	Reasons      []StallReason   `json:"reasons" doc:"Every cause that holds enrollments back, the blocking ones first."`
+	Sending      bool          `json:"sending" doc:"Whether the sequence is sending now or will as its waits end, without anyone acting."`
+	NextActionAt *time.Time    `json:"next_action_at" doc:"When the runner next looks at one of its enrollments."`
+	Reasons      []StallReason `json:"reasons" doc:"Every cause that holds enrollments back, the blocking ones first."`
 }
 
 // blocking are waits that need someone to act, or a limit that lifts only

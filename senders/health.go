@@ -53,13 +53,13 @@ const (
 
 // HealthView is a sender's health and what it rests on.
 type HealthView struct {
-	SenderID           string     `json:"sender_id" format:"uuid"`
-	State              Health     `json:"state" enum:"healthy,warning,restricted,disconnected"`
-	Reasons            []HealthReason   `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
-	AcceptanceRate     *float64   `json:"acceptance_rate" doc:"Share of the latest 100 invitations older than 7 days that were accepted; null before any."`
-	PendingInvitations int        `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those older than 21 days are withdrawn automatically."`
-	LastError          *string    `json:"last_error" doc:"The last error the transport reported for this sender."`
-	CheckedAt          *time.Time `json:"checked_at" doc:"When health was last computed."`
+	SenderID           string         `json:"sender_id" format:"uuid"`
+	State              Health         `json:"state" enum:"healthy,warning,restricted,disconnected"`
+	Reasons            []HealthReason `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
+	AcceptanceRate     *float64       `json:"acceptance_rate" doc:"Share of the latest 100 invitations older than 7 days that were accepted; null before any."`
+	PendingInvitations int            `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those older than 21 days are withdrawn automatically."`
+	LastError          *string        `json:"last_error" doc:"The last error the transport reported for this sender."`
+	CheckedAt          *time.Time     `json:"checked_at" doc:"When health was last computed."`
 }
 
 func stateOf(reasons []HealthReason) Health {

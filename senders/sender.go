@@ -119,9 +119,9 @@ type Sender struct {
 	UpdatedAt   time.Time `bun:"updated_at" json:"updated_at"`
 
 	// The health detail, shown by the health view.
-	HealthReasons   []HealthReason   `bun:"health_reasons,type:jsonb" json:"-"`
-	LastError       *string    `bun:"last_error" json:"-"`
-	HealthCheckedAt *time.Time `bun:"health_checked_at" json:"-"`
+	HealthReasons   []HealthReason `bun:"health_reasons,type:jsonb" json:"-"`
+	LastError       *string        `bun:"last_error" json:"-"`
+	HealthCheckedAt *time.Time     `bun:"health_checked_at" json:"-"`
 }
 
 // Location returns the sender's timezone. A stored timezone always loads;
