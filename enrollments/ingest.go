@@ -48,7 +48,13 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 	}
 	switch in.Kind {
 	case senders.InboundSignal:
-		return svc.senders.Signal(ctx, s, in.Signal, in.Message)
+		if err := svc.senders.Signal(ctx, s, in.Signal, in.Message); err != nil {
+			return err
+		}
+		if in.Signal == senders.SignalRecovered {
+			return svc.store.WakeWaiting(ctx, s.WorkspaceID, s.ID, []string{"sender_disconnected", "sender_restricted"}, now)
+		}
+		return nil
 	case senders.InboundAccepted:
 		ok, err := svc.senders.InviteAccepted(ctx, s, in.LeadID)
 		if err != nil || !ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/events"
@@ -36,6 +37,14 @@ const (
 	maxStepsPerRun = 32
 )
 
+// deferKey counts the enrollments deferred to one sender's action on one
+// local day.
+type deferKey struct {
+	sender string
+	action senders.Action
+	day    string
+}
+
 // Runner executes due steps. Several runners may share one database: each
 // claims due enrollments with a lease, and budgets are taken under the
 // lock of their counter rows.
@@ -48,6 +57,9 @@ type Runner struct {
 	MaxAttempts int
 	// Backoff is the wait before retrying a transient error, by attempt.
 	Backoff func(attempt int) time.Duration
+
+	mu       sync.Mutex
+	deferred map[deferKey]int
 }
 
 // NewRunner returns a runner that sends through transports, by a sender's
@@ -56,7 +68,7 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, Lease: DefaultLease,
+	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, Lease: DefaultLease, deferred: map[deferKey]int{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 
@@ -452,7 +464,8 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		return nil, false, err
 	}
 	if blocked != nil {
-		r.wait(e, blocked.Code, &blocked.Until)
+		until := r.postpone(s, action, blocked.Until)
+		r.wait(e, blocked.Code, &until)
 		return save()
 	}
 	withNote := false
@@ -586,6 +599,35 @@ func (r *Runner) saveAfter(ctx context.Context, e *Enrollment, now time.Time) (b
 		e.LeaseUntil = nil
 	}
 	return again, r.svc.store.Save(ctx, e)
+}
+
+// postpone returns when an enrollment whose action's budget is spent should
+// look again: not at the reset itself but when the sender's next window
+// opens after it, and spread over the following working days by the
+// day's cap, so that a backlog of thousands is not woken all at once each
+// day only for most of it to wait again. The budget check at that moment
+// decides; this only saves runs.
+func (r *Runner) postpone(s *senders.Sender, a senders.Action, from time.Time) time.Time {
+	loc := s.Location()
+	t, ok := s.Schedule.NextOpen(from, loc)
+	if !ok {
+		return from
+	}
+	day := senders.LocalDate(t, loc)
+	r.mu.Lock()
+	n := r.deferred[deferKey{s.ID, a, day}]
+	r.deferred[deferKey{s.ID, a, day}] = n + 1
+	if len(r.deferred) > 100000 {
+		clear(r.deferred)
+	}
+	r.mu.Unlock()
+	perDay := max(s.Limits(a, day).EffectiveCap, 1)
+	for range min(n/perDay, 60) {
+		if next, ok := s.Schedule.NextOpen(senders.NextMidnight(t, loc), loc); ok {
+			t = next
+		}
+	}
+	return t
 }
 
 // wait parks the enrollment for reason until until (nil: until something

@@ -802,3 +802,10 @@ func (svc *Service) Recover(ctx context.Context, p apikit.Principal, in RecoverI
 	})
 	return n, err
 }
+
+// SetupChanged wakes the workspace's enrollments that wait for something a
+// setup file changes (a paused sender, a suspended workspace), so that they
+// are looked at again at once instead of at their next check.
+func (svc *Service) SetupChanged(ctx context.Context, workspaceID string) error {
+	return svc.store.WakeWaiting(ctx, workspaceID, "", []string{"sender_paused", "workspace_suspended"}, svc.clock.Now())
+}

@@ -275,3 +275,15 @@ func (b *BunStore) Failed(ctx context.Context, sequenceID string, ids []string) 
 	}
 	return out, q.OrderExpr("e.id").Scan(ctx)
 }
+
+// WakeWaiting makes the active enrollments of a workspace (or of one
+// sender, when senderID is set) that wait for one of reasons due now.
+func (b *BunStore) WakeWaiting(ctx context.Context, workspaceID, senderID string, reasons []string, now time.Time) error {
+	q := b.idb(ctx).NewUpdate().Model((*Enrollment)(nil)).Set("next_run_at = ?", now).Set("waiting_for = NULL").Set("waiting_until = NULL").
+		Where("workspace_id = ? AND status = 'active' AND waiting_for IN (?)", workspaceID, bun.In(reasons))
+	if senderID != "" {
+		q = q.Where("(sender_id = ? OR email_sender_id = ?)", senderID, senderID)
+	}
+	_, err := q.Exec(ctx)
+	return err
+}

@@ -6,6 +6,8 @@ package events
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -96,4 +98,53 @@ func (l *Log) ForLead(ctx context.Context, workspaceID, leadID string, limit, of
 		evs = []Event{}
 	}
 	return evs, int(total), err
+}
+
+// Exported is one event as `leadline events export` writes it.
+type Exported struct {
+	ID           string         `json:"id"`
+	At           time.Time      `json:"at"`
+	Kind         string         `json:"kind"`
+	LeadID       *string        `json:"lead_id"`
+	SenderID     *string        `json:"sender_id"`
+	SequenceID   *string        `json:"sequence_id"`
+	EnrollmentID *string        `json:"enrollment_id"`
+	StepID       *string        `json:"step_id"`
+	Data         map[string]any `json:"data"`
+}
+
+// Export writes the workspace's events at or after since as NDJSON, oldest
+// first, reading them in pages so that a large log streams.
+func (l *Log) Export(ctx context.Context, workspaceID string, since time.Time, w io.Writer) error {
+	enc := json.NewEncoder(w)
+	after, afterID := since, ""
+	for {
+		var page []Event
+		q := l.db.IDB(ctx).NewSelect().Model(&page).Where("workspace_id = ?", workspaceID)
+		if afterID == "" {
+			q = q.Where("created_at >= ?", after)
+		} else {
+			q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", after, after, afterID)
+		}
+		if err := q.OrderExpr("created_at, id").Limit(1000).Scan(ctx); err != nil {
+			return err
+		}
+		for _, e := range page {
+			if err := enc.Encode(Exported{ID: e.ID, At: e.CreatedAt, Kind: e.Kind, LeadID: opt(e.LeadID), SenderID: opt(e.SenderID),
+				SequenceID: opt(e.SequenceID), EnrollmentID: opt(e.EnrollmentID), StepID: opt(e.StepID), Data: e.Data}); err != nil {
+				return err
+			}
+		}
+		if len(page) < 1000 {
+			return nil
+		}
+		after, afterID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+	}
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -143,6 +143,7 @@ func (n *Network) Deliver(in senders.Inbound) {
 }
 
 func (n *Network) queue(in senders.Inbound) {
+	in.At = in.At.Truncate(time.Microsecond)
 	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(in.At) })
 	n.pending = slices.Insert(n.pending, i, in)
 }
@@ -153,8 +154,10 @@ func (n *Network) chance(key, salt string) float64 {
 	return float64(binary.BigEndian.Uint64(h[:8])>>11) / float64(1<<53)
 }
 
+// between returns a deterministic duration in [lo, hi), in whole seconds:
+// every time the network reports is one a clock of microseconds can reach.
 func (n *Network) between(key, salt string, lo, hi time.Duration) time.Duration {
-	return lo + time.Duration(n.chance(key, salt)*float64(hi-lo))
+	return (lo + time.Duration(n.chance(key, salt)*float64(hi-lo))).Truncate(time.Second)
 }
 
 func countKey(sender, day string, a senders.Action) string {

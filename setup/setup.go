@@ -15,7 +15,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -53,6 +55,7 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 	ws := workspace.NewService(d, clock)
 	ss := senders.NewService(d, clock, log)
 	qs := sequences.NewService(d, clock, ss, log)
+	es := enrollments.NewService(d, clock, leads.NewService(d, clock, ws, log), ws, qs, ss, log)
 	var changes []string
 	err := d.InTx(ctx, func(ctx context.Context) error {
 		changes = nil
@@ -69,6 +72,9 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 			c2, err := qs.Apply(ctx, sequences.Owner{WorkspaceID: w.ID, Clients: clients}, spec.Sequences)
 			if err != nil {
 				return prefix(spec.Name, err)
+			}
+			if err := es.SetupChanged(ctx, w.ID); err != nil {
+				return err
 			}
 			for _, line := range append(c, c2...) {
 				changes = append(changes, fmt.Sprintf("workspace %s: %s", spec.Name, line))

@@ -59,6 +59,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fs.IntVar(l.v, "rate-"+l.name, *l.v, l.name+" calls per key per hour")
 	}
+	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps (false: API only, with `leadline work` elsewhere)")
+	tick := fs.Duration("tick", 5*time.Second, "how often the runner looks for due work")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -79,6 +81,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	go sweep(ctx, srv, logger)
+	runCtx, stopRunner := context.WithCancel(context.Background())
+	runnerDone := make(chan struct{})
+	if *runner {
+		go func() {
+			defer close(runnerDone)
+			srv.Runner(transports(time.Now().UnixNano())).Run(runCtx, *tick)
+		}()
+	} else {
+		close(runnerDone)
+	}
+	defer func() { stopRunner(); <-runnerDone }()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "leadline serving http://%s/v1 (docs at /v1/docs) on %s database %s\n", ln.Addr(), d.Engine, redact(*dsn))
@@ -91,9 +104,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	logger.Info("shutting down")
+	stopRunner()
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	<-runnerDone
 	return srv.Flush(shutdownCtx)
 }
 

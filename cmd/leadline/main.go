@@ -21,7 +21,7 @@ import (
 const usage = `leadline — sales outreach API server
 
 Usage:
-  leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…]
+  leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…] [--runner=true] [--tick 5s]
                    [--rate-read 600] [--rate-write 300] [--rate-spend 60]
   leadline migrate [--db …]
   leadline apply   [--db …] -f setup.yaml
@@ -30,6 +30,9 @@ Usage:
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
+  leadline work    [--db …] [--tick 5s]
+  leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
+  leadline events export --workspace NAME [--since T] [--db …]
   leadline version
 
 Every command prints its own usage and flags with --help (or -h).
@@ -98,6 +101,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdKeys(ctx, args[1:], stdout)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout)
+	case "work":
+		return cmdWork(ctx, args[1:], stdout, stderr)
+	case "simulate":
+		return cmdSimulate(ctx, args[1:], stdout)
+	case "events":
+		return cmdEvents(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/server"
+	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/simulate"
+	"github.com/leadline/leadline/workspace"
+)
+
+// transports are the transports a runner of this binary sends through:
+// the built-in sandbox network so far.
+func transports(seed int64) map[string]senders.Transport {
+	return map[string]senders.Transport{senders.TransportSandbox: sandbox.New(seed, apikit.SystemClock{}, sandbox.DefaultRates)}
+}
+
+// cmdWork runs the runner alone, for worker replicas apart from the API.
+func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlags("work")
+	tick := fs.Duration("tick", 5*time.Second, "how often the runner looks for due work")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	d, err := openExisting(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	srv := server.New(server.Config{DB: d, Logger: logger})
+	fmt.Fprintf(stdout, "leadline runner working on %s database %s\n", d.Engine, redact(*dsn))
+	srv.Runner(transports(time.Now().UnixNano())).Run(ctx, *tick)
+	return nil
+}
+
+func cmdSimulate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs, dsn := newFlags("simulate")
+	file := fs.String("f", "", "setup YAML file")
+	days := fs.Int("days", 30, "days to simulate")
+	seed := fs.Int64("seed", 1, "seed of the sandbox network and the synthetic leads")
+	n := fs.Int("leads", 2000, "synthetic leads per workspace")
+	start := fs.String("start", "", "first simulated day, YYYY-MM-DD (default today), from local midnight in the workspace's timezone")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *file == "" {
+		return usageError{"simulate: -f setup.yaml is required"}
+	}
+	if *days < 1 || *n < 0 {
+		return usageError{"simulate: --days must be 1 or more and --leads 0 or more"}
+	}
+	f, err := os.Open(*file)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", *file, err)
+	}
+	defer f.Close()
+	parsed, err := setup.Decode(f)
+	if err != nil {
+		return fmt.Errorf("%s is not a valid setup file: %w", *file, err)
+	}
+	d, err := openDB(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	began := time.Now()
+	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: parsed, Days: *days, Seed: *seed, Leads: *n, Start: *start,
+		Rates: sandbox.DefaultRates, Out: stdout, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nDone in %s. `leadline serve --db %s` shows it all through the API.\n", time.Since(began).Round(time.Millisecond), *dsn)
+	if len(res.Violations) > 0 {
+		return fmt.Errorf("the audit found %d violations", len(res.Violations))
+	}
+	return nil
+}
+
+func cmdEvents(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "export" {
+		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+			return &helpRequest{text: eventsHelp}
+		}
+		return usageError{"events: the only subcommand is export"}
+	}
+	fs, dsn := newFlags("events export")
+	name := fs.String("workspace", "", "workspace name")
+	since := fs.String("since", "", "only events at or after this time (RFC 3339 or YYYY-MM-DD)")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if *name == "" {
+		return usageError{"events export: --workspace is required"}
+	}
+	var from time.Time
+	if *since != "" {
+		t, err := time.Parse(time.RFC3339, *since)
+		if err != nil {
+			if t, err = time.Parse(time.DateOnly, *since); err != nil {
+				return usageError{fmt.Sprintf("events export: --since %q is not RFC 3339 or YYYY-MM-DD", *since)}
+			}
+		}
+		from = t
+	}
+	d, err := openExisting(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	w, err := workspace.NewService(d, apikit.SystemClock{}).ByName(ctx, *name)
+	if err != nil {
+		return err
+	}
+	return events.NewLog(d, apikit.SystemClock{}).Export(ctx, w.ID, from, stdout)
+}
+
+const eventsHelp = `Usage: leadline events export --workspace NAME [--since T] [--db …]
+
+Writes the workspace's activity log as NDJSON, oldest first, one event a line:
+id, at, kind, lead_id, sender_id, sequence_id, enrollment_id, step_id and data.
+`

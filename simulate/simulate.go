@@ -1,0 +1,381 @@
+// Package simulate runs leadline's real engine on a simulated clock: it
+// applies a setup file, generates synthetic leads, enrols them through the
+// real preview and commit, activates the sequences and runs the real
+// runner against the sandbox network for a number of days, jumping the
+// clock from one due moment to the next. Everything is written to the
+// database, so that the API shows it afterwards. The sandbox's own counts
+// audit the run.
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"github.com/uptrace/bun"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Config is one simulation.
+type Config struct {
+	DB    *db.DB
+	Setup setup.File
+	Days  int
+	Seed  int64
+	// Leads is how many synthetic leads each workspace of the file gets.
+	Leads int
+	// Start is the first simulated day, YYYY-MM-DD; the clock starts at
+	// local midnight in the (first) workspace's timezone. Empty: today.
+	Start string
+	Rates sandbox.Rates
+	// Out receives the summary and the audit; nil discards them.
+	Out io.Writer
+	// Logger receives the runner's errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Result is what a simulation did and what the sandbox saw.
+type Result struct {
+	Start, End  time.Time
+	Actions     int
+	Violations  []sandbox.Violation
+	Performed   []sandbox.Performed
+	Accepted    int
+	Replies     int
+	AutoReplies int
+	Bounces     int
+	Runs        int
+}
+
+// Run runs the simulation.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(cfg.Setup.Workspaces) == 0 {
+		return nil, fmt.Errorf("the setup file has no workspace")
+	}
+	tz := cfg.Setup.Workspaces[0].Timezone
+	if tz == "" {
+		tz = "UTC"
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, err
+	}
+	day := time.Now().In(loc)
+	if cfg.Start != "" {
+		if day, err = time.ParseInLocation(time.DateOnly, cfg.Start, loc); err != nil {
+			return nil, fmt.Errorf("--start %q is not a date (YYYY-MM-DD)", cfg.Start)
+		}
+	}
+	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc).UTC()
+	end := time.Date(day.Year(), day.Month(), day.Day()+cfg.Days, 0, 0, 0, 0, loc).UTC()
+	clock := apikit.NewFakeClock(start)
+	d := cfg.DB
+	if _, err := setup.Apply(ctx, d, clock, cfg.Setup); err != nil {
+		return nil, err
+	}
+	log := events.NewLog(d, clock)
+	ws := workspace.NewService(d, clock)
+	ls := leads.NewService(d, clock, ws, log)
+	ss := senders.NewService(d, clock, log)
+	qs := sequences.NewService(d, clock, ss, log)
+	es := enrollments.NewService(d, clock, ls, ws, qs, ss, log)
+	net := sandbox.New(cfg.Seed, clock, cfg.Rates)
+	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, cfg.Logger)
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 2026))
+
+	type dncAt struct {
+		at     time.Time
+		p      apikit.Principal
+		leadID string
+	}
+	var dncs []dncAt
+	for _, spec := range cfg.Setup.Workspaces {
+		w, err := ws.ByName(ctx, spec.Name)
+		if err != nil {
+			return nil, err
+		}
+		p := apikit.Principal{WorkspaceID: w.ID, WorkspaceName: w.Name, Role: apikit.RoleOwner}
+		all, err := ss.All(ctx, w.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			net.Register(s)
+		}
+		cat, err := ws.Catalog(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		blacklisted := ""
+		if len(spec.Blacklist.Companies) > 0 {
+			blacklisted = spec.Blacklist.Companies[0]
+		}
+		byClient, err := generate(ctx, ls, p, cat.Clients, cfg.Leads, blacklisted, rng, w.Name)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(cfg.Out, "workspace %s: %d leads generated\n", w.Name, cfg.Leads)
+		// Leads go to the sequences of their client, in turn.
+		perSeq := map[string][]string{}
+		for client, ids := range byClient {
+			var names []string
+			for _, qspec := range spec.Sequences {
+				if qspec.Client == client {
+					names = append(names, qspec.Name)
+				}
+			}
+			for i, id := range ids {
+				if len(names) > 0 {
+					perSeq[names[i%len(names)]] = append(perSeq[names[i%len(names)]], id)
+				}
+			}
+		}
+		for _, qspec := range spec.Sequences {
+			q, err := qs.ByName(ctx, w.ID, qspec.Name)
+			if err != nil {
+				return nil, err
+			}
+			ids := perSeq[qspec.Name]
+			enrolled, excluded := 0, map[string]int{}
+			for s := 0; s < len(ids); s += enrollments.MaxLeadIDs {
+				part := ids[s:min(s+enrollments.MaxLeadIDs, len(ids))]
+				pv, err := es.Preview(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: part})
+				if err != nil {
+					return nil, err
+				}
+				if len(pv.EligibleIDs) == 0 {
+					continue
+				}
+				res, err := es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: pv.EligibleIDs, Confirm: true})
+				if err != nil {
+					return nil, err
+				}
+				enrolled += res.Enrolled
+				for _, x := range pv.Excluded {
+					excluded[x.Reason]++
+				}
+				for _, id := range pv.EligibleIDs {
+					if rng.IntN(100) == 0 {
+						at := start.Add(time.Duration(rng.Int64N(int64(end.Sub(start)))))
+						dncs = append(dncs, dncAt{at: at.Truncate(time.Second), p: p, leadID: id})
+					}
+				}
+			}
+			if err := qs.ActivateByName(ctx, w.ID, qspec.Name); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(cfg.Out, "workspace %s: sequence %s: %d enrolled, excluded %v\n", w.Name, qspec.Name, enrolled, excluded)
+		}
+	}
+	sort.Slice(dncs, func(i, j int) bool { return dncs[i].at.Before(dncs[j].at) })
+
+	res := &Result{Start: start, End: end}
+	for {
+		for len(dncs) > 0 && !dncs[0].at.After(clock.Now()) {
+			dn := dncs[0]
+			dncs = dncs[1:]
+			if _, err := ls.Suppress(ctx, dn.p, dn.leadID); err != nil {
+				return nil, err
+			}
+			net.MarkDoNotContact(dn.leadID, clock.Now())
+		}
+		n, err := runner.Tick(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Runs += n
+		next, ok, err := runner.NextDue(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(dncs) > 0 && (!ok || dncs[0].at.Before(next)) {
+			next, ok = dncs[0].at, true
+		}
+		if !ok || !next.Before(end) {
+			break
+		}
+		if next.After(clock.Now()) {
+			clock.Set(next)
+		}
+
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	clock.Set(end)
+	res.Performed = net.Performed()
+	res.Violations = net.Violations()
+	res.Actions = len(res.Performed)
+	for _, spec := range cfg.Setup.Workspaces {
+		w, _ := ws.ByName(ctx, spec.Name)
+		var counts []struct {
+			Kind string `bun:"kind"`
+			N    int    `bun:"n"`
+		}
+		if err := d.NewSelect().Table("events").Column("kind").ColumnExpr("count(*) AS n").
+			Where("workspace_id = ? AND kind IN (?)", w.ID, bun.In([]string{enrollments.EventInviteAccepted, enrollments.EventEmailBounced})).
+			Group("kind").Scan(ctx, &counts); err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			switch c.Kind {
+			case enrollments.EventInviteAccepted:
+				res.Accepted += c.N
+			case enrollments.EventEmailBounced:
+				res.Bounces += c.N
+			}
+		}
+		var replies []struct {
+			Data map[string]any `bun:"data,type:jsonb"`
+		}
+		if err := d.NewSelect().Table("events").Column("data").Where("workspace_id = ? AND kind = ?", w.ID, enrollments.EventReplyReceived).
+			Scan(ctx, &replies); err != nil {
+			return nil, err
+		}
+		for _, r := range replies {
+			if r.Data["auto_reply"] == true {
+				res.AutoReplies++
+			} else {
+				res.Replies++
+			}
+		}
+	}
+	report(ctx, cfg.Out, d, res)
+	return res, nil
+}
+
+// generate creates n synthetic leads spread over the clients, through the
+// leads service, and returns their ids by client name. One in a hundred
+// works for the blacklisted company.
+func generate(ctx context.Context, ls *leads.Service, p apikit.Principal, clients []workspace.Named, n int, blacklisted string,
+	rng *rand.Rand, wsName string) (map[string][]string, error) {
+	first := []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga", "Paul"}
+	last := []string{"Schmidt", "Dubois", "Okafor", "Novak", "Rossi", "Kowalski", "Haddad", "Larsen", "Moreau", "Tanaka", "Weber", "Silva"}
+	companies := []string{"Northwind", "Contoso", "Fabrikam", "Tailspin", "Wingtip", "Litware", "Proseware", "Adatum", "Lucerne", "Trey Research"}
+	titles := []string{"CTO", "VP Engineering", "CFO", "Head of Sales", "Founder & CEO", "Head of Growth"}
+	out := map[string][]string{}
+	str := func(s string) *string { return &s }
+	for i := range n {
+		f, l, c := first[rng.IntN(len(first))], last[rng.IntN(len(last))], companies[rng.IntN(len(companies))]
+		if blacklisted != "" && i%100 == 50 {
+			c = blacklisted
+		}
+		slug := strings.ToLower(fmt.Sprintf("%s-%s-%s-%d", f, l, wsName, i))
+		in := leads.LeadInput{LinkedInID: str("sim-" + slug), PublicIdentifier: str(slug), Name: str(f + " " + l), Company: str(c),
+			Headline: str(titles[rng.IntN(len(titles))] + " at " + c), Source: str("simulation"),
+			EmailWork: str(strings.ToLower(f+"."+l) + fmt.Sprintf(".%d@", i) + strings.ToLower(strings.ReplaceAll(c, " ", "")) + ".test"),
+			Custom:    map[string]any{"topic": []string{"platform teams", "hiring", "cloud costs"}[rng.IntN(3)]}}
+		client := ""
+		if len(clients) > 0 {
+			cl := clients[i%len(clients)]
+			in.ClientID, client = &cl.ID, cl.Name
+		}
+		res, err := ls.Upsert(ctx, p, in)
+		if err != nil {
+			return nil, fmt.Errorf("lead %d: %w", i, err)
+		}
+		out[client] = append(out[client], res.Lead.ID)
+	}
+	return out, nil
+}
+
+// report prints actions per day and per sender, outcomes and the audit.
+func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
+	names := map[string]string{}
+	var all []struct {
+		ID   string `bun:"id"`
+		Name string `bun:"name"`
+	}
+	_ = d.NewSelect().Table("senders").Column("id", "name").Scan(ctx, &all)
+	for _, x := range all {
+		names[x.ID] = x.Name
+	}
+	perDay := map[string]map[senders.Action]int{}
+	perSender := map[string]map[senders.Action]int{}
+	for _, p := range res.Performed {
+		if perDay[p.Day] == nil {
+			perDay[p.Day] = map[senders.Action]int{}
+		}
+		perDay[p.Day][p.Action]++
+		if perSender[p.SenderID] == nil {
+			perSender[p.SenderID] = map[senders.Action]int{}
+		}
+		perSender[p.SenderID][p.Action]++
+	}
+	header := func(first string) {
+		fmt.Fprintf(w, "%-20s", first)
+		for _, a := range senders.Actions {
+			fmt.Fprintf(w, " %12s", a)
+		}
+		fmt.Fprintln(w)
+	}
+	row := func(label string, m map[senders.Action]int) {
+		fmt.Fprintf(w, "%-20s", label)
+		for _, a := range senders.Actions {
+			fmt.Fprintf(w, " %12d", m[a])
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\nSimulated %s to %s: %d actions in %d runner steps.\n\nActions per day (sender's local day):\n",
+		res.Start.Format(time.RFC3339), res.End.Format(time.RFC3339), res.Actions, res.Runs)
+	header("day")
+	days := slices.Sorted(func(yield func(string) bool) {
+		for k := range perDay {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, day := range days {
+		row(day, perDay[day])
+	}
+	fmt.Fprintf(w, "\nActions per sender:\n")
+	header("sender")
+	ids := slices.Sorted(func(yield func(string) bool) {
+		for k := range perSender {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, id := range ids {
+		row(names[id], perSender[id])
+	}
+	fmt.Fprintf(w, "\nInvitations accepted: %d. Replies: %d (and %d out-of-office auto-replies). Bounces: %d.\n", res.Accepted, res.Replies, res.AutoReplies, res.Bounces)
+	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, do-not-contact, blacklist, reply-stop):\n")
+	if len(res.Violations) == 0 {
+		fmt.Fprintln(w, "  0 violations.")
+		return
+	}
+	byRule := map[string]int{}
+	for _, v := range res.Violations {
+		byRule[v.Rule]++
+	}
+	for rule, n := range byRule {
+		fmt.Fprintf(w, "  %s: %d violations\n", rule, n)
+	}
+	for _, v := range res.Violations[:min(10, len(res.Violations))] {
+		fmt.Fprintf(w, "  e.g. %s: sender %s, lead %s, %s at %s: %s\n", v.Rule, names[v.SenderID], v.LeadID, v.Action, v.At.Format(time.RFC3339), v.Detail)
+	}
+}
