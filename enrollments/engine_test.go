@@ -16,6 +16,7 @@ import (
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -189,32 +190,14 @@ func (e *engine) enrol(seq string, ids ...string) *enrollments.CommitResult {
 	return res
 }
 
-// runUntil runs the runner on simulated time, jumping the clock to each
-// next due moment, until the clock reaches end. It returns how many
-// enrollment runs happened.
+// runUntil runs the runner on simulated time until the clock reaches end,
+// and returns how many enrollment runs happened.
 func (e *engine) runUntil(end time.Time) int {
 	e.t.Helper()
-	ctx := context.Background()
-	runs := 0
-	for i := 0; i < 100000; i++ {
-		n, err := e.runner.Tick(ctx)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		runs += n
-		next, ok, err := e.runner.NextDue(ctx)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if !ok || next.After(end) {
-			e.clock.Set(end)
-			return runs
-		}
-		if next.After(e.clock.Now()) {
-			e.clock.Set(next)
-		}
+	runs, err := simulate.Until(context.Background(), e.runner, e.clock, end, nil)
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	e.t.Fatal("the runner did not settle")
 	return runs
 }
 

@@ -191,37 +191,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sort.Slice(dncs, func(i, j int) bool { return dncs[i].at.Before(dncs[j].at) })
 
 	res := &Result{Start: start, End: end}
-	for {
-		for len(dncs) > 0 && !dncs[0].at.After(clock.Now()) {
+	res.Runs, err = Until(ctx, runner, clock, end, func(now time.Time) (time.Time, error) {
+		for len(dncs) > 0 && !dncs[0].at.After(now) {
 			dn := dncs[0]
 			dncs = dncs[1:]
 			if _, err := ls.Suppress(ctx, dn.p, dn.leadID); err != nil {
-				return nil, err
+				return time.Time{}, err
 			}
-			net.MarkDoNotContact(dn.leadID, clock.Now())
+			net.MarkDoNotContact(dn.leadID, now)
 		}
-		n, err := runner.Tick(ctx)
-		if err != nil {
-			return nil, err
+		if len(dncs) > 0 {
+			return dncs[0].at, nil
 		}
-		res.Runs += n
-		next, ok, err := runner.NextDue(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if len(dncs) > 0 && (!ok || dncs[0].at.Before(next)) {
-			next, ok = dncs[0].at, true
-		}
-		if !ok || !next.Before(end) {
-			break
-		}
-		if next.After(clock.Now()) {
-			clock.Set(next)
-		}
-
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		return time.Time{}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	clock.Set(end)
 	res.Performed = net.Performed()
@@ -263,6 +248,47 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	report(ctx, cfg.Out, d, res)
 	return res, nil
+}
+
+// Until runs the runner on a simulated clock until end: it ticks, then
+// jumps the clock to the next moment anything is due (an enrollment, an
+// inbound event, or what before asks for), instead of waiting. before runs
+// ahead of every tick with the clock's time and returns the next moment it
+// needs (zero for none). It returns how many enrollment runs happened and
+// leaves the clock at end.
+func Until(ctx context.Context, r *enrollments.Runner, clock *apikit.FakeClock, end time.Time, before func(now time.Time) (time.Time, error)) (int, error) {
+	runs := 0
+	for {
+		want := time.Time{}
+		if before != nil {
+			var err error
+			if want, err = before(clock.Now()); err != nil {
+				return runs, err
+			}
+		}
+		n, err := r.Tick(ctx)
+		if err != nil {
+			return runs, err
+		}
+		runs += n
+		next, ok, err := r.NextDue(ctx)
+		if err != nil {
+			return runs, err
+		}
+		if !want.IsZero() && (!ok || want.Before(next)) {
+			next, ok = want, true
+		}
+		if !ok || !next.Before(end) {
+			clock.Set(end)
+			return runs, nil
+		}
+		if next.After(clock.Now()) {
+			clock.Set(next)
+		}
+		if err := ctx.Err(); err != nil {
+			return runs, err
+		}
+	}
 }
 
 // generate creates n synthetic leads spread over the clients, through the

@@ -6,15 +6,25 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/workspace"
 )
 
-// demoSetup is the demo workspace: an agency working for two clients.
-var demoSetup = workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
+// demoWorkspace is the demo workspace: an agency working for two clients.
+var demoWorkspace = workspace.WorkspaceSpec{
 	Name: "demo", Timezone: "Europe/Berlin", Plan: apikit.PlanPro,
 	Members: []workspace.MemberSpec{
 		{Email: "owner@demo.test", Role: apikit.RoleOwner},
@@ -27,7 +37,36 @@ var demoSetup = workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
 	Tags:      []string{"vip", "event-2026", "hiring", "competitor-user", "warm-intro"},
 	Lists:     []string{"Berlin CTOs", "Paris CFOs", "London Heads of Sales"},
 	Blacklist: workspace.BlacklistSpec{Companies: []string{"Umbrella"}, Domains: []string{"umbrella.test"}},
-}}}
+}
+
+// demoEngine are the demo's senders and sequences: two LinkedIn senders and
+// a mailbox for Globex, and two sequences, of which Globex's is active.
+const demoEngine = `
+senders:
+  - {name: anna, channel: linkedin, client: Globex, premium: true, monthly_cost: 79, caps: {invite: 25, profile_view: 60, message: 60}}
+  - {name: ben, channel: linkedin, client: Initech, monthly_cost: 59, timezone: Europe/London, schedule: {mon-fri: ["08:30-17:00"]}}
+  - {name: globex-mail, channel: email, client: Globex, address: hello@globex.test, monthly_cost: 12}
+sequences:
+  - name: Globex CTOs
+    client: Globex
+    senders: [anna, globex-mail]
+    steps:
+      - {id: visit, type: profile_view}
+      - {id: invite, type: invite, note: "Hi {{first_name}}, I enjoyed your work at {{company|your company}}."}
+      - {id: accepted, type: condition, if: invite_accepted, within_days: 7, then: hello, else: has-mail}
+      - {id: hello, type: message, body: "Thanks for connecting, {{first_name|there}}! Open to a short call?", next: end}
+      - {id: has-mail, type: condition, if: has_email, then: mail, else: end}
+      - {id: mail, type: email, subject: "{{company|Your team}} and Globex", body: "Hello {{first_name|there}}, ..."}
+  - name: Initech founders
+    client: Initech
+    senders: [ben]
+    steps:
+      - {id: visit, type: profile_view}
+      - {id: invite, type: invite, note_fallback: without_note, note: "Hi {{first_name}}!"}
+`
+
+// demoHistory is how much simulated activity a new demo workspace gets.
+const demoHistory = 14 * 24 * time.Hour
 
 const demoLeads = 300
 
@@ -41,11 +80,21 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	clock := apikit.SystemClock{}
-	ws := workspace.NewService(d, clock)
-	if _, err := ws.Apply(ctx, demoSetup); err != nil {
+	// The demo's history starts two weeks ago: setup, leads and sequence
+	// activity carry simulated times up to now.
+	loc, _ := time.LoadLocation(demoWorkspace.Timezone)
+	now := time.Now()
+	startDay := now.Add(-demoHistory).In(loc)
+	clock := apikit.NewFakeClock(time.Date(startDay.Year(), startDay.Month(), startDay.Day(), 0, 0, 0, 0, loc))
+	var spec setup.Workspace
+	if err := yaml.Unmarshal([]byte(demoEngine), &spec); err != nil {
 		return err
 	}
+	spec.WorkspaceSpec = demoWorkspace
+	if _, err := setup.Apply(ctx, d, clock, setup.File{Workspaces: []setup.Workspace{spec}}); err != nil {
+		return err
+	}
+	ws := workspace.NewService(d, apikit.SystemClock{})
 	// Running demo again replaces its keys instead of piling them up.
 	old, err := ws.Keys(ctx, "demo")
 	if err != nil {
@@ -83,9 +132,14 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	svc := leads.NewService(d, clock, ws, events.NewLog(d, clock))
+	log := events.NewLog(d, clock)
+	svc := leads.NewService(d, clock, ws, log)
 	pctx := apikit.WithPrincipal(ctx, p)
 	if _, err := seedLeads(pctx, p, svc, ws); err != nil {
+		return err
+	}
+	actions, err := demoActivity(pctx, d, clock, p, svc, now)
+	if err != nil {
 		return err
 	}
 	all, err := svc.List(pctx, p, leads.Filter{Limit: 1})
@@ -93,6 +147,9 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n", "demo", all.Total)
+	if actions > 0 {
+		fmt.Fprintf(stdout, "Sequence Globex CTOs (active) sent %d actions through anna and globex-mail over two simulated weeks on the sandbox network;\nInitech founders is a draft with its leads enrolled: activate it to start ben.\n", actions)
+	}
 	if replaced > 0 {
 		fmt.Fprintf(stdout, "The %d demo keys of the earlier run were revoked; use the new ones below.\n", replaced)
 	}
@@ -159,4 +216,57 @@ func seedLeads(ctx context.Context, p apikit.Principal, svc *leads.Service, ws *
 		}
 	}
 	return demoLeads, nil
+}
+
+// demoActivity enrols the demo's leads in its two sequences, activates
+// Globex CTOs and runs the runner on the sandbox network from the clock's
+// time (two weeks ago) up to now. A demo workspace that already has
+// enrollments keeps its history. It returns how many actions were sent.
+func demoActivity(ctx context.Context, d *db.DB, clock *apikit.FakeClock, p apikit.Principal, ls *leads.Service, now time.Time) (int, error) {
+	log := events.NewLog(d, clock)
+	ws := workspace.NewService(d, clock)
+	ss := senders.NewService(d, clock, log)
+	qs := sequences.NewService(d, clock, ss, log)
+	es := enrollments.NewService(d, clock, ls, ws, qs, ss, log)
+	if page, err := es.List(ctx, p, enrollments.Filter{Limit: 1}); err != nil || page.Total > 0 {
+		return 0, err
+	}
+	all, err := ls.List(ctx, p, leads.Filter{Limit: apikit.MaxLimit})
+	if err != nil {
+		return 0, err
+	}
+	var ids []string
+	for off := 0; off < all.Total; off += apikit.MaxLimit {
+		page, err := ls.List(ctx, p, leads.Filter{Limit: apikit.MaxLimit, Offset: off})
+		if err != nil {
+			return 0, err
+		}
+		for _, l := range page.Data {
+			ids = append(ids, l.ID)
+		}
+	}
+	for _, name := range []string{"Globex CTOs", "Initech founders"} {
+		q, err := qs.ByName(ctx, p.WorkspaceID, name)
+		if err != nil {
+			return 0, err
+		}
+		pv, err := es.Preview(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: ids})
+		if err != nil {
+			return 0, err
+		}
+		if len(pv.EligibleIDs) > 0 {
+			if _, err := es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: pv.EligibleIDs, Confirm: true}); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := qs.ActivateByName(ctx, p.WorkspaceID, "Globex CTOs"); err != nil {
+		return 0, err
+	}
+	net := sandbox.New(2026, clock, sandbox.DefaultRates)
+	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, nil)
+	if _, err := simulate.Until(ctx, runner, clock, now.UTC().Truncate(time.Microsecond), nil); err != nil {
+		return 0, err
+	}
+	return len(net.Performed()), nil
 }

@@ -96,8 +96,30 @@ func TestCommands(t *testing.T) {
 	out, err = runCmd("demo", "--db", dbPath)
 	is.NoErr(err)
 	is.True(strings.Contains(out, "300 leads"))
-	_, err = runCmd("demo", "--db", dbPath) // again: replaces its keys
+	is.True(strings.Contains(out, "Sequence Globex CTOs (active) sent "))
+	out, err = runCmd("demo", "--db", dbPath) // again: replaces its keys, keeps the history
 	is.NoErr(err)
+	is.True(!strings.Contains(out, "sent "))
+
+	// A simulated week of the sample setup: the audit passes, and the
+	// activity log exports as NDJSON.
+	sim := filepath.Join(dir, "sim.db")
+	out, err = runCmd("simulate", "-f", "../../examples/setup.yaml", "--db", sim, "--days", "7", "--seed", "3", "--leads", "120", "--start", "2026-03-02")
+	is.NoErr(err)
+	is.True(strings.Contains(out, "0 violations."))
+	out, err = runCmd("events", "export", "--db", sim, "--workspace", "agency", "--since", "2026-03-03")
+	is.NoErr(err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	is.True(len(lines) > 10)
+	var ev map[string]any
+	is.NoErr(json.Unmarshal([]byte(lines[0]), &ev))
+	for _, f := range []string{"id", "at", "kind", "lead_id", "sender_id", "sequence_id", "enrollment_id", "step_id", "data"} {
+		_, ok := ev[f]
+		is.True(ok)
+	}
+	is.True(ev["at"].(string) >= "2026-03-03")
+	_, err = runCmd("events", "export", "--db", sim, "--workspace", "nope")
+	is.True(err != nil && strings.Contains(describe(err), "was not found"))
 
 	var ue usageError
 	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"}, {"serve", "--rate-read", "0"},
@@ -115,13 +137,13 @@ func TestCommands(t *testing.T) {
 func TestHelpVersionAndMistypedDatabases(t *testing.T) {
 	is := is.New(t)
 	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "--help"}, {"serve", "-h"}, {"migrate", "--help"}, {"apply", "-h"},
-		{"demo", "--help"}, {"keys", "--help"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"},
+		{"demo", "--help"}, {"work", "--help"}, {"simulate", "-h"}, {"events", "--help"}, {"events", "export", "--help"}, {"keys", "--help"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"},
 		{"version", "--help"}} {
 		out, err := runCmd(args...)
 		is.NoErr(err)
 		is.True(strings.Contains(out, "Usage") || strings.Contains(out, "leadline"))
 		if len(args) > 1 && args[0] != "keys" || len(args) > 2 {
-			is.True(strings.Contains(out, "Flags:") || args[0] == "version" || args[0] == "keys")
+			is.True(strings.Contains(out, "Flags:") || args[0] == "version" || args[0] == "keys" || (args[0] == "events" && len(args) == 2))
 		}
 	}
 	out, err := runCmd("serve", "--help")

@@ -1,0 +1,77 @@
+package simulate_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/simulate"
+	"github.com/leadline/leadline/workspace"
+)
+
+// TestSimulatedFortnight runs the sample setup for two weeks and checks the
+// run against the sandbox's audit and an independent count of the export.
+func TestSimulatedFortnight(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		raw, err := os.ReadFile("../examples/setup.yaml")
+		is.NoErr(err)
+		f, err := setup.Decode(bytes.NewReader(raw))
+		is.NoErr(err)
+		var out bytes.Buffer
+		res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 14, Seed: 7, Leads: 300, Start: "2026-03-02", Rates: sandbox.DefaultRates, Out: &out})
+		is.NoErr(err)
+		is.Equal(len(res.Violations), 0)
+		is.True(res.Actions > 300)
+		is.True(res.Accepted > 0)
+		is.True(res.Replies > 0)
+		is.True(strings.Contains(out.String(), "0 violations."))
+
+		// The export, counted by simple code, agrees with what the sandbox received.
+		w, err := workspace.NewService(d, apikit.SystemClock{}).ByName(ctx, "agency")
+		is.NoErr(err)
+		var buf bytes.Buffer
+		is.NoErr(events.NewLog(d, apikit.SystemClock{}).Export(ctx, w.ID, time.Time{}, &buf))
+		sent, withNote, dnc := 0, 0, 0
+		sc := bufio.NewScanner(&buf)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var e events.Exported
+			is.NoErr(json.Unmarshal(sc.Bytes(), &e))
+			is.True(e.ID != "" && !e.At.IsZero() && e.Kind != "")
+			switch e.Kind {
+			case "action.sent":
+				sent++
+				is.True(e.SenderID != nil && e.LeadID != nil && e.SequenceID != nil && e.EnrollmentID != nil && e.StepID != nil)
+				if e.Data["with_note"] == true {
+					withNote++
+				}
+			case "lead.suppressed":
+				dnc++
+			}
+		}
+		is.Equal(sent, res.Actions)
+		notes := 0
+		for _, p := range res.Performed {
+			if p.WithNote {
+				notes++
+			}
+		}
+		is.Equal(withNote, notes)
+		is.True(dnc > 0) // the run marked leads do-not-contact as it went
+	})
+}
