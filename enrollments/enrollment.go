@@ -61,13 +61,16 @@ type Enrollment struct {
 	Held          bool       `bun:"held" json:"-"`
 	WaitingFor    *string    `bun:"waiting_for" json:"waiting_for" doc:"Why it is not running now, as a why-not-sending code; null when due."`
 	WaitingUntil  *time.Time `bun:"waiting_until" json:"-"`
-	LastErrorCode *string    `bun:"last_error_code" json:"last_error_code"`
-	LastError     *string    `bun:"last_error" json:"last_error"`
-	FailedAt      *time.Time `bun:"failed_at" json:"failed_at"`
-	EndedAt       *time.Time `bun:"ended_at" json:"ended_at"`
-	LeaseUntil    *time.Time `bun:"lease_until" json:"-"`
-	CreatedAt     time.Time  `bun:"created_at" json:"created_at"`
-	UpdatedAt     time.Time  `bun:"updated_at" json:"updated_at"`
+	// WaitingSenderID and WaitingAction name the sender's limit it waits on.
+	WaitingSenderID *string    `bun:"waiting_sender_id" json:"-"`
+	WaitingAction   *string    `bun:"waiting_action" json:"-"`
+	LastErrorCode   *string    `bun:"last_error_code" json:"last_error_code"`
+	LastError       *string    `bun:"last_error" json:"last_error"`
+	FailedAt        *time.Time `bun:"failed_at" json:"failed_at"`
+	EndedAt         *time.Time `bun:"ended_at" json:"ended_at"`
+	LeaseUntil      *time.Time `bun:"lease_until" json:"-"`
+	CreatedAt       time.Time  `bun:"created_at" json:"created_at"`
+	UpdatedAt       time.Time  `bun:"updated_at" json:"updated_at"`
 }
 
 // ActionRecord is one action the runner performed or is performing.

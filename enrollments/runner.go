@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
@@ -58,8 +59,9 @@ type Runner struct {
 	// Backoff is the wait before retrying a transient error, by attempt.
 	Backoff func(attempt int) time.Duration
 
-	mu       sync.Mutex
-	deferred map[deferKey]int
+	mu         sync.Mutex
+	deferred   map[deferKey]int
+	nextChecks time.Time
 }
 
 // NewRunner returns a runner that sends through transports, by a sender's
@@ -90,6 +92,12 @@ type call struct {
 func (r *Runner) Tick(ctx context.Context) (int, error) {
 	if err := r.Ingest(ctx); err != nil {
 		return 0, err
+	}
+	if err := r.Checks(ctx); err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		r.logger.Error("runner: checks", "error", err)
 	}
 	n := 0
 	for {
@@ -142,6 +150,14 @@ func (r *Runner) NextDue(ctx context.Context) (time.Time, bool, error) {
 		if at, has := tr.NextInbound(); has && (!ok || at.Before(t)) {
 			t, ok = at, true
 		}
+	}
+	// The hourly checks count as due work only while there is other work:
+	// an idle engine has nothing to check.
+	r.mu.Lock()
+	checks := r.nextChecks
+	r.mu.Unlock()
+	if ok && !checks.IsZero() && checks.Before(t) {
+		t = checks
 	}
 	return t, ok, nil
 }
@@ -428,18 +444,18 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	loc := s.Location()
 	switch {
 	case s.Status == senders.Paused:
-		r.wait(e, "sender_paused", nil)
+		r.waitOn(e, s, action, "sender_paused", nil)
 		return save()
 	case s.Health == senders.Disconnected:
-		r.wait(e, "sender_disconnected", nil)
+		r.waitOn(e, s, action, "sender_disconnected", nil)
 		return save()
 	case s.Health == senders.Restricted:
-		r.wait(e, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
+		r.waitOn(e, s, action, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
 		return save()
 	}
 	if !s.Schedule.Open(now, loc) {
 		next, _ := s.Schedule.NextOpen(now, loc)
-		r.wait(e, "outside_schedule", &next)
+		r.waitOn(e, s, action, "outside_schedule", &next)
 		return save()
 	}
 	rec := senders.Recipient{LeadID: lead.ID, Name: deref(lead.Name), LinkedInID: deref(lead.LinkedInID),
@@ -465,7 +481,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	}
 	if blocked != nil {
 		until := r.postpone(s, action, blocked.Until)
-		r.wait(e, blocked.Code, &until)
+		r.waitOn(e, s, action, blocked.Code, &until)
 		return save()
 	}
 	withNote := false
@@ -483,7 +499,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
 				return nil, false, err
 			}
-			r.wait(e, "note_quota", ptr(senders.NextMonth(now, loc)))
+			r.waitOn(e, s, action, "note_quota", ptr(senders.NextMonth(now, loc)))
 			return save()
 		}
 	}
@@ -493,7 +509,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	if err := r.svc.store.InsertAction(ctx, a); err != nil {
 		return nil, false, err
 	}
-	e.WaitingFor, e.WaitingUntil, e.UpdatedAt = nil, nil, now
+	e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction, e.UpdatedAt = nil, nil, nil, nil, now
 	if err := r.svc.store.Save(ctx, e); err != nil {
 		return nil, false, err
 	}
@@ -580,9 +596,9 @@ func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr e
 		if err := svc.senders.Signal(ctx, c.sender, te.Signal, te.Message); err != nil {
 			return false, err
 		}
-		r.wait(e, "sender_"+string(c.sender.Health), ptr(senders.NextMidnight(now, c.sender.Location())))
+		r.waitOn(e, c.sender, action, "sender_"+string(c.sender.Health), ptr(senders.NextMidnight(now, c.sender.Location())))
 		if c.sender.Health == senders.Disconnected {
-			r.wait(e, "sender_disconnected", nil)
+			r.waitOn(e, c.sender, action, "sender_disconnected", nil)
 		}
 	default:
 		if err := r.fail(ctx, e, te.Code, te.Message, now); err != nil {
@@ -633,7 +649,14 @@ func (r *Runner) postpone(s *senders.Sender, a senders.Action, from time.Time) t
 // wait parks the enrollment for reason until until (nil: until something
 // wakes it).
 func (r *Runner) wait(e *Enrollment, reason string, until *time.Time) {
-	e.WaitingFor, e.NextRunAt, e.WaitingUntil = &reason, until, until
+	e.WaitingFor, e.NextRunAt, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = &reason, until, until, nil, nil
+}
+
+// waitOn parks the enrollment on a limit of sender s for action a.
+func (r *Runner) waitOn(e *Enrollment, s *senders.Sender, a senders.Action, reason string, until *time.Time) {
+	r.wait(e, reason, until)
+	action := string(a)
+	e.WaitingSenderID, e.WaitingAction = &s.ID, &action
 }
 
 // advance moves the enrollment from step to next, or finishes it.
@@ -641,7 +664,7 @@ func (r *Runner) advance(ctx context.Context, e *Enrollment, q *sequences.Sequen
 	if err := r.svc.store.CountStep(ctx, q.ID, step.ID, "done", 1); err != nil {
 		return err
 	}
-	e.Attempt, e.WaitingFor, e.WaitingUntil, e.LastErrorCode, e.LastError = 0, nil, nil, nil, nil
+	e.Attempt, e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction, e.LastErrorCode, e.LastError = 0, nil, nil, nil, nil, nil, nil
 	if next == sequences.End {
 		e.Status, e.EndedAt, e.NextRunAt = Finished, &now, nil
 		return r.svc.log.EmitMany(ctx, []events.Event{r.event(e, EventFinished, step.ID, map[string]any{"sequence_id": e.SequenceID})})
@@ -675,3 +698,9 @@ func (r *Runner) event(e *Enrollment, kind, stepID string, data map[string]any) 
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// principalOf is the engine's own view of a workspace, for reads that
+// take a principal.
+func principalOf(workspaceID string) apikit.Principal {
+	return apikit.Principal{WorkspaceID: workspaceID, Role: apikit.RoleOwner}
+}

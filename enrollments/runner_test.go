@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,8 +15,11 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/setup"
 )
 
 var berlin, _ = time.LoadLocation("Europe/Berlin")
@@ -349,5 +353,136 @@ func TestPausedSequencesHoldTheirEnrollments(t *testing.T) {
 		e.runUntil(monday.Add(5 * time.Hour))
 		is.Equal(len(e.net.Performed()), 1)
 		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
+	})
+}
+
+func countKind(t *testing.T, d *db.DB, kind string) int {
+	t.Helper()
+	n, err := d.NewSelect().Table("events").Where("kind = ?", kind).Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}
+
+func TestAlertsAndEnrichment(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		e.activate("Berlin CTOs")
+		e.activate("Notes")
+		var ids, notes []string
+		for i := range 8 {
+			ids = append(ids, e.lead(fmt.Sprintf("Lead %d", i), nil))
+			notes = append(notes, e.lead(fmt.Sprintf("Note %d", i), nil))
+		}
+		e.enrol("Berlin CTOs", ids...)
+		e.enrol("Notes", notes...)
+		// Enrichment of two more leads, one of them do-not-contact.
+		fresh, dnc := e.lead("Fresh Face", nil), e.lead("Do Not", nil)
+		_, err := e.leads.Suppress(ctx, e.p, dnc)
+		is.NoErr(err)
+		_, err = e.leads.Enrich(ctx, e.p, leads.EnrichInput{LeadIDs: []string{fresh, dnc}})
+		is.NoErr(err)
+
+		e.runUntil(monday.Add(15 * time.Hour))                    // 23:00 in Berlin
+		is.Equal(countKind(t, d, enrollments.EventRunningDry), 1) // anna, once on Monday
+		l, err := e.leads.Get(ctx, e.p, fresh)
+		is.NoErr(err)
+		is.True(l.EnrichedAt != nil)
+		is.Equal(l.ProfileData["source"], "sandbox")
+		l, err = e.leads.Get(ctx, e.p, dnc)
+		is.NoErr(err)
+		is.True(l.EnrichedAt == nil) // refused: do-not-contact
+		enriched := 0
+		for _, p := range e.net.Performed() {
+			if p.Purpose == "enrichment" {
+				enriched++
+			}
+		}
+		is.Equal(enriched, 1)
+
+		e.runUntil(monday.Add(39 * time.Hour)) // Tuesday 23:00 in Berlin
+		is.Equal(countKind(t, d, enrollments.EventRunningDry), 2) // and once on Tuesday
+		// Notes: ben's 5 notes went out on Monday; the other 3 wait for
+		// December. A day later the sequence counts as stalled, once.
+		is.Equal(countKind(t, d, sequences.EventStalled), 1)
+		q, err := e.seqs.ByID(ctx, e.p.WorkspaceID, e.ids["Notes"])
+		is.NoErr(err)
+		is.True(q.StalledAt != nil)
+		// On 1 December the notes renew, the invitations go, and the
+		// sequence recovers.
+		e.runUntil(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		is.Equal(countKind(t, d, sequences.EventRecovered), 1)
+		e.noViolations()
+	})
+}
+
+func TestWhyNotSending(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		why := func(seq string) (*enrollments.WhyNotSending, map[string]enrollments.StallReason) {
+			t.Helper()
+			w, err := e.svc.WhyNotSending(ctx, e.p, e.ids[seq])
+			is.NoErr(err)
+			m := map[string]enrollments.StallReason{}
+			for _, r := range w.Reasons {
+				m[r.Code] = r
+				is.True(r.Message != "" && r.Remedy != "")
+			}
+			return w, m
+		}
+		w, m := why("Plain")
+		is.Equal(w.Sending, false)
+		is.True(m["sequence_not_active"].Code != "")
+		is.True(m["no_active_enrollments"].Code != "")
+
+		e.activate("Berlin CTOs")
+		var ids []string
+		for i := range 6 {
+			ids = append(ids, e.lead(fmt.Sprintf("Lead %d", i), nil))
+		}
+		e.enrol("Berlin CTOs", ids...)
+		e.runUntil(monday.Add(30 * time.Minute)) // 08:30 in Berlin
+		w, m = why("Berlin CTOs")
+		is.Equal(w.Sending, true)
+		is.Equal(*m["outside_schedule"].Count, 6)
+		is.True(m["outside_schedule"].Until.Equal(monday.Add(time.Hour)))
+
+		e.runUntil(monday.Add(6 * time.Hour))
+		w, m = why("Berlin CTOs")
+		is.True(w.Sending) // capped until tomorrow, still sending
+		r := m["daily_cap_reached"]
+		is.Equal(*r.Count, 3) // anna invites 3 a day
+		is.Equal(*r.SenderID, e.ids["anna"])
+		is.Equal(r.Action, "invite")
+		is.True(r.Until.Equal(time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC))) // Tuesday 09:00 in Berlin
+		_, waits := m["all_waiting"]
+		is.True(!waits) // three wait for an acceptance, but not all
+
+		// A failure, a do-not-contact lead and a suspended workspace each show.
+		_, err := e.leads.Suppress(ctx, e.p, ids[0])
+		is.NoErr(err)
+		e.net.FailNext(e.ids["anna"], &senders.TransportError{Kind: senders.Permanent, Code: "profile_not_found", Message: "No such profile."})
+		e.runUntil(monday.Add(26 * time.Hour))
+		_, m = why("Berlin CTOs")
+		is.Equal(*m["failed_enrollments"].Count, 1)
+		is.True(strings.Contains(m["failed_enrollments"].Remedy, "recover"))
+		is.Equal(*m["leads_do_not_contact"].Count, 1)
+
+		// A sender paused by the setup holds its enrollments.
+		f, err := setup.Decode(strings.NewReader(strings.Replace(engineSetup, "premium: true,", "premium: true, status: paused,", 1)))
+		is.NoErr(err)
+		_, err = setup.Apply(ctx, d, e.clock, f)
+		is.NoErr(err)
+		e.enrol("Berlin CTOs", e.lead("Late Comer", nil))
+		e.runUntil(monday.Add(50 * time.Hour))
+		w, m = why("Berlin CTOs")
+		is.True(m["sender_paused"].Count != nil)
+		is.True(m["no_usable_sender"].Code == "") // the mailbox can still send
+		is.True(w.Sending)
 	})
 }

@@ -22,6 +22,8 @@ type Leads interface {
 	MarkReplied(ctx context.Context, workspaceID, leadID string) error
 	SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error
 	SetEngine(e leads.Engine)
+	QueuedEnrichment(ctx context.Context, workspaceID string, limit int) ([]leads.EnrichmentJob, error)
+	FinishEnrichment(ctx context.Context, id, status string) error
 }
 
 // Catalog is what the enrollments area needs of the workspace area.
@@ -37,6 +39,8 @@ type Sequences interface {
 	SendersOf(ctx context.Context, q *sequences.Sequence) ([]senders.Sender, error)
 	Problems(ctx context.Context, q *sequences.Sequence) ([]sequences.Problem, error)
 	OnStatusChange(fn func(ctx context.Context, q *sequences.Sequence) error)
+	Running(ctx context.Context) ([]sequences.Sequence, error)
+	SetStalled(ctx context.Context, q *sequences.Sequence, at *time.Time, data map[string]any) error
 }
 
 // Senders is what the enrollments area needs of the senders area.
@@ -51,6 +55,9 @@ type Senders interface {
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)
 	Budgets(ctx context.Context, p apikit.Principal, id string) (*senders.Budgets, error)
 	Sender(ctx context.Context, id string) (*senders.Sender, error)
+	Every(ctx context.Context) ([]senders.Sender, error)
+	Recheck(ctx context.Context, s *senders.Sender) error
+	Once(ctx context.Context, s *senders.Sender, key string, t time.Time) (bool, error)
 }
 
 // EventLog is what the enrollments area needs of the activity log.

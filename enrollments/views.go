@@ -175,6 +175,10 @@ var reasonText = map[string][2]string{
 // ordinary are waits that end by themselves as designed.
 var ordinary = map[string]bool{"wait_step": true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true}
 
+// selfLifting are limits that lift by themselves within days: a sequence
+// held only by them is still sending.
+var selfLifting = map[string]bool{"outside_schedule": true, "daily_cap_reached": true, "warmup_limit": true, "weekly_invite_cap_reached": true}
+
 // WhyNotSending explains what holds a sequence back.
 // Returns E_NOT_FOUND if the sequence is not visible to the principal.
 func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id string) (*WhyNotSending, error) {
@@ -217,14 +221,15 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 	var groups []struct {
 		Status     string     `bun:"status"`
 		WaitingFor *string    `bun:"waiting_for"`
-		SenderID   *string    `bun:"sender_id"`
+		SenderID   *string    `bun:"waiting_sender_id"`
+		Action     *string    `bun:"waiting_action"`
 		N          int        `bun:"n"`
 		Next       *time.Time `bun:"next"`
 	}
 	idb := svc.db.IDB(ctx)
-	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("status", "waiting_for", "sender_id").ColumnExpr("count(*) AS n").ColumnExpr("min(next_run_at) AS next").
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("status", "waiting_for", "waiting_sender_id", "waiting_action").ColumnExpr("count(*) AS n").ColumnExpr("min(next_run_at) AS next").
 		Where("e.sequence_id = ? AND e.status IN (?)", q.ID, bun.In([]Status{Active, Paused, Failed})).
-		Group("status", "waiting_for", "sender_id").Scan(ctx, &groups); err != nil {
+		Group("status", "waiting_for", "waiting_sender_id", "waiting_action").Scan(ctx, &groups); err != nil {
 		return nil, err
 	}
 	live, failed, moving, due := 0, 0, 0, 0
@@ -246,17 +251,19 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 			next = &n
 		}
 		code := deref(g.WaitingFor)
-		if code == "" || ordinary[code] {
+		if code == "" || ordinary[code] || selfLifting[code] {
 			moving += g.N
+		}
+		if code == "" || ordinary[code] {
 			if code == "" {
 				due += g.N
 			}
 			continue
 		}
-		key := code + "|" + deref(g.SenderID)
+		key := code + "|" + deref(g.SenderID) + "|" + deref(g.Action)
 		r, ok := blocked[key]
 		if !ok {
-			r = &StallReason{Code: code, SenderID: g.SenderID, Count: new(int)}
+			r = &StallReason{Code: code, SenderID: g.SenderID, Action: deref(g.Action), Count: new(int)}
 			blocked[key] = r
 			order = append(order, key)
 		}
@@ -273,8 +280,7 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 		if !ok {
 			text = [2]string{"%d enrollments wait (" + r.Code + ").", "Nothing to do: they go on by themselves."}
 		}
-		if r.SenderID != nil && (r.Code == "daily_cap_reached" || r.Code == "warmup_limit") {
-			r.Action = svc.blockedAction(ctx, q, *r.SenderID)
+		if r.Code == "daily_cap_reached" || r.Code == "warmup_limit" {
 			r.Message = fmt.Sprintf(text[0], *r.Count, r.Action)
 		} else {
 			r.Message = fmt.Sprintf(text[0], *r.Count)
@@ -288,11 +294,11 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 	}
 	var dnc int
 	if err := idb.NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").Join("JOIN leads AS l ON l.id = e.lead_id").
-		Where("e.sequence_id = ? AND e.status = 'stopped' AND l.do_not_contact", q.ID).Scan(ctx, &dnc); err != nil {
+		Where("e.sequence_id = ? AND e.status IN ('active', 'paused', 'stopped') AND l.do_not_contact", q.ID).Scan(ctx, &dnc); err != nil {
 		return nil, err
 	}
 	if dnc > 0 {
-		add(StallReason{Code: "leads_do_not_contact", Count: &dnc, Message: fmt.Sprintf("%d enrollments stopped because their lead is do-not-contact.", dnc),
+		add(StallReason{Code: "leads_do_not_contact", Count: &dnc, Message: fmt.Sprintf("%d enrollments are of do-not-contact leads: they are stopped (or stop before their next step) and get nothing more.", dnc),
 			Remedy: "Nothing to do: do-not-contact leads are never sent to; enrol other leads."})
 	}
 	if live == 0 {
@@ -308,16 +314,6 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 		out.NextActionAt = nil
 	}
 	return out, nil
-}
-
-// blockedAction names the action a sender's capped enrollments of q wait
-// for: the first action step of the sender's channel.
-func (svc *Service) blockedAction(ctx context.Context, q *sequences.Sequence, senderID string) string {
-	s, err := svc.senders.ByID(ctx, q.WorkspaceID, senderID)
-	if err != nil {
-		return ""
-	}
-	return string(mainAction(q, s.Channel))
 }
 
 // DayCapacity is one local day of a sender's capacity.

@@ -25,3 +25,33 @@ func (s *Service) SetProfile(ctx context.Context, workspaceID, leadID string, pr
 		Set("updated_at = ?", now).Where("workspace_id = ? AND id = ?", workspaceID, leadID).Exec(ctx)
 	return err
 }
+
+// EnrichmentJob is a queued enrichment request.
+type EnrichmentJob struct {
+	ID          string `bun:"id"`
+	WorkspaceID string `bun:"workspace_id"`
+	LeadID      string `bun:"lead_id"`
+	WantPosts   bool   `bun:"want_posts"`
+}
+
+// Enrichment request outcomes.
+const (
+	EnrichDone    = "done"
+	EnrichRefused = "refused"
+)
+
+// QueuedEnrichment returns up to limit of the workspace's queued
+// enrichment requests, oldest first.
+func (s *Service) QueuedEnrichment(ctx context.Context, workspaceID string, limit int) ([]EnrichmentJob, error) {
+	var out []EnrichmentJob
+	err := s.db.IDB(ctx).NewSelect().Model((*enrichmentRequest)(nil)).Column("id", "workspace_id", "lead_id", "want_posts").
+		Where("er.status = ? AND er.workspace_id = ?", EnrichQueued, workspaceID).OrderExpr("er.created_at, er.id").Limit(int64(limit)).Scan(ctx, &out)
+	return out, err
+}
+
+// FinishEnrichment marks a request done or refused.
+func (s *Service) FinishEnrichment(ctx context.Context, id, status string) error {
+	_, err := s.db.IDB(ctx).NewUpdate().Model((*enrichmentRequest)(nil)).Set("status = ?", status).Set("updated_at = ?", s.clock.Now()).
+		Where("id = ?", id).Exec(ctx)
+	return err
+}

@@ -2,6 +2,7 @@ package senders
 
 import (
 	"context"
+	"time"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
@@ -109,4 +110,16 @@ func deref(s *string) string {
 func (svc *Service) Sender(ctx context.Context, id string) (*Sender, error) {
 	s := new(Sender)
 	return s, svc.db.IDB(ctx).NewSelect().Model(s).Where("s.id = ?", id).Scan(ctx)
+}
+
+// Every returns every sender of every workspace, for the engine's checks.
+func (svc *Service) Every(ctx context.Context) ([]Sender, error) {
+	var out []Sender
+	return out, svc.db.IDB(ctx).NewSelect().Model(&out).OrderExpr("s.id").Scan(ctx)
+}
+
+// Once reports whether this is the first call for (s, key) on s's local
+// day at t: it is how daily alerts fire once a day.
+func (svc *Service) Once(ctx context.Context, s *Sender, key string, t time.Time) (bool, error) {
+	return svc.store.Take(ctx, s.ID, LocalDate(t, s.Location()), key, 1)
 }

@@ -115,6 +115,7 @@ type Sequence struct {
 	Steps       []Step     `bun:"steps,type:jsonb" json:"steps"`
 	ActivatedAt *time.Time `bun:"activated_at" json:"activated_at"`
 	PausedAt    *time.Time `bun:"paused_at" json:"paused_at"`
+	StalledAt   *time.Time `bun:"stalled_at" json:"stalled_at" doc:"Set while the sequence has had due work it could not send for 24 hours (a sequence.stalled event); null again when it sends (sequence.recovered)."`
 	CreatedAt   time.Time  `bun:"created_at" json:"created_at"`
 	UpdatedAt   time.Time  `bun:"updated_at" json:"updated_at"`
 }

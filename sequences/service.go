@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
@@ -278,4 +279,31 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// Activity-log kinds of stalls.
+const (
+	EventStalled   = "sequence.stalled"
+	EventRecovered = "sequence.recovered"
+)
+
+// Running returns every active sequence, for the engine's checks.
+func (svc *Service) Running(ctx context.Context) ([]Sequence, error) {
+	var out []Sequence
+	return out, svc.db.IDB(ctx).NewSelect().Model(&out).Where("q.status = ?", Active).OrderExpr("q.id").Scan(ctx)
+}
+
+// SetStalled records that q stalled at (or recovered, for nil), with its
+// event.
+func (svc *Service) SetStalled(ctx context.Context, q *Sequence, at *time.Time, data map[string]any) error {
+	kind := EventStalled
+	if at == nil {
+		kind = EventRecovered
+	}
+	q.StalledAt = at
+	if _, err := svc.db.IDB(ctx).NewUpdate().Model(q).Column("stalled_at").WherePK().Exec(ctx); err != nil {
+		return err
+	}
+	data["sequence_id"], data["name"] = q.ID, q.Name
+	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: q.WorkspaceID, SequenceID: q.ID, Kind: kind, Data: data}})
 }

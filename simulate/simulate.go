@@ -279,8 +279,10 @@ func Until(ctx context.Context, r *enrollments.Runner, clock *apikit.FakeClock, 
 			next, ok = want, true
 		}
 		if !ok || !next.Before(end) {
+			// A last tick at the end runs the checks on the final state.
 			clock.Set(end)
-			return runs, nil
+			n, err := r.Tick(ctx)
+			return runs + n, err
 		}
 		if next.After(clock.Now()) {
 			clock.Set(next)

@@ -30,7 +30,7 @@ CREATE UNIQUE INDEX enrollments_live ON enrollments (workspace_id, lead_id) WHER
 CREATE INDEX enrollments_lead ON enrollments (lead_id, created_at);
 CREATE INDEX enrollments_sequence ON enrollments (sequence_id, status, id);
 -- why-not-sending groups a sequence's live enrollments by what they wait for.
-CREATE INDEX enrollments_waiting ON enrollments (sequence_id, status, waiting_for, sender_id, next_run_at);
+CREATE INDEX enrollments_waiting ON enrollments (sequence_id, status, waiting_for, next_run_at);
 CREATE INDEX enrollments_sender ON enrollments (sender_id, status);
 CREATE INDEX enrollments_due ON enrollments (next_run_at) WHERE status = 'active' AND NOT held;
 

@@ -1,0 +1,227 @@
+package enrollments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+)
+
+// Alert kinds the runner's checks write.
+const (
+	EventRunningDry = "sender.running_dry"
+	// StallAfter is how long due work may wait on a closed door before its
+	// sequence counts as stalled.
+	StallAfter = 24 * time.Hour
+	// checkEvery is how often the runner's checks run, on the clock.
+	checkEvery = time.Hour
+)
+
+// stallCodes are the waits that stop due work until something changes: a
+// sequence whose work waits on them for StallAfter with nothing sent has
+// stalled. Caps and schedules only pace work that is being sent, and a
+// weekend without sending is no stall.
+var stallCodes = []string{"sender_paused", "sender_restricted", "sender_disconnected", "note_quota", "workspace_suspended"}
+
+// Checks are the runner's periodic duties, at most once an hour of the
+// clock: senders' health (and the withdrawal of stale invitations),
+// running-dry and stall alerts, and enrichment with the profile views
+// senders have left.
+func (r *Runner) Checks(ctx context.Context) error {
+	now := r.svc.clock.Now()
+	r.mu.Lock()
+	due := !now.Before(r.nextChecks)
+	if due {
+		r.nextChecks = now.Truncate(checkEvery).Add(checkEvery)
+	}
+	r.mu.Unlock()
+	if !due {
+		return nil
+	}
+	all, err := r.svc.senders.Every(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range all {
+		s := &all[i]
+		if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.checkSender(ctx, s, now) }); err != nil {
+			return fmt.Errorf("sender %s: %w", s.ID, err)
+		}
+	}
+	qs, err := r.svc.sequences.Running(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range qs {
+		if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.checkStall(ctx, &qs[i], now) }); err != nil {
+			return fmt.Errorf("sequence %s: %w", qs[i].ID, err)
+		}
+	}
+	for i := range all {
+		if err := r.enrich(ctx, &all[i], now); err != nil {
+			return fmt.Errorf("enrichment by sender %s: %w", all[i].ID, err)
+		}
+	}
+	return nil
+}
+
+// checkSender rechecks a sender's health and writes sender.running_dry,
+// once a local day, when due work of the sender waits for its budget.
+func (r *Runner) checkSender(ctx context.Context, s *senders.Sender, now time.Time) error {
+	if err := r.svc.senders.Recheck(ctx, s); err != nil {
+		return err
+	}
+	var waiting int
+	if err := r.svc.db.IDB(ctx).NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").
+		Where("e.waiting_sender_id = ? AND e.status = 'active' AND e.waiting_for IN ('daily_cap_reached', 'weekly_invite_cap_reached', 'warmup_limit')", s.ID).
+		Scan(ctx, &waiting); err != nil || waiting == 0 {
+		return err
+	}
+	first, err := r.svc.senders.Once(ctx, s, EventRunningDry, now)
+	if err != nil || !first {
+		return err
+	}
+	return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventRunningDry,
+		Data: map[string]any{"sender_id": s.ID, "name": s.Name, "waiting": waiting, "date": senders.LocalDate(now, s.Location())}}})
+}
+
+// checkStall writes sequence.stalled when a sequence has had due work it
+// could not send for StallAfter, and sequence.recovered when it sends again.
+func (r *Runner) checkStall(ctx context.Context, q *sequences.Sequence, now time.Time) error {
+	idb := r.svc.db.IDB(ctx)
+	var last []time.Time
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("created_at").Where("a.sequence_id = ?", q.ID).
+		OrderExpr("a.created_at DESC").Limit(1).Scan(ctx, &last); err != nil {
+		return err
+	}
+	since := q.CreatedAt
+	if q.ActivatedAt != nil {
+		since = *q.ActivatedAt
+	}
+	if len(last) > 0 && last[0].After(since) {
+		since = last[0]
+	}
+	if q.StalledAt != nil {
+		if since.After(*q.StalledAt) {
+			return r.svc.sequences.SetStalled(ctx, q, nil, map[string]any{"stalled_at": *q.StalledAt})
+		}
+		return nil
+	}
+	if now.Sub(since) < StallAfter {
+		return nil
+	}
+	var blocked []struct {
+		WaitingFor string `bun:"waiting_for"`
+		N          int    `bun:"n"`
+	}
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
+		Where("e.sequence_id = ? AND e.status = 'active' AND e.waiting_for IN (?)", q.ID, bun.In(stallCodes)).
+		Group("waiting_for").Scan(ctx, &blocked); err != nil || len(blocked) == 0 {
+		return err
+	}
+	reasons := map[string]int{}
+	for _, b := range blocked {
+		reasons[b.WaitingFor] = b.N
+	}
+	return r.svc.sequences.SetStalled(ctx, q, &now, map[string]any{"reasons": reasons, "last_action_at": since})
+}
+
+// enrich serves queued enrichment requests of the sender's workspace with
+// the profile views the sender has left today after the views its due
+// steps need, inside its schedule.
+func (r *Runner) enrich(ctx context.Context, s *senders.Sender, now time.Time) error {
+	t, ok := r.transports[s.Transport]
+	if !ok || s.Channel != senders.LinkedIn || s.Status != senders.Active || !s.Schedule.Open(now, s.Location()) {
+		return nil
+	}
+	b, err := r.svc.senders.Budgets(ctx, principalOf(s.WorkspaceID), s.ID)
+	if err != nil {
+		return err
+	}
+	left := 0
+	for _, a := range b.Actions {
+		if a.Action == senders.ProfileView {
+			left = a.Remaining
+		}
+	}
+	if left == 0 {
+		return nil
+	}
+	days, err := r.svc.Capacity(ctx, principalOf(s.WorkspaceID), s)
+	if err != nil {
+		return err
+	}
+	for _, a := range days[0].Actions {
+		if a.Action == senders.ProfileView {
+			left -= a.Planned
+		}
+	}
+	if left <= 0 {
+		return nil
+	}
+	jobs, err := r.svc.leads.QueuedEnrichment(ctx, s.WorkspaceID, left)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := r.enrichOne(ctx, t, s, j, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.Sender, j leads.EnrichmentJob, now time.Time) error {
+	var req *senders.Request
+	err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+		ls, err := r.svc.leads.ByIDs(ctx, s.WorkspaceID, []string{j.LeadID})
+		if err != nil || len(ls) == 0 {
+			return errors.Join(err, r.svc.leads.FinishEnrichment(ctx, j.ID, leads.EnrichRefused))
+		}
+		l := &ls[0]
+		if l.ClientID != nil && s.ClientID != nil && *l.ClientID != *s.ClientID {
+			return nil // another client's sender serves it
+		}
+		if l.DoNotContact {
+			return r.svc.leads.FinishEnrichment(ctx, j.ID, leads.EnrichRefused)
+		}
+		blocked, err := r.svc.senders.Reserve(ctx, s, senders.ProfileView, now)
+		if err != nil || blocked != nil {
+			return err
+		}
+		req = &senders.Request{Key: "enrich:" + j.ID, Sender: s, Action: senders.ProfileView, Purpose: "enrichment",
+			Lead: senders.Recipient{LeadID: l.ID, Name: deref(l.Name), LinkedInID: deref(l.LinkedInID), PublicIdentifier: deref(l.PublicIdentifier), ProviderID: deref(l.ProviderID)}}
+		return nil
+	})
+	if err != nil || req == nil {
+		return err
+	}
+	res, perr := t.Perform(ctx, *req)
+	return r.svc.db.InTx(ctx, func(ctx context.Context) error {
+		if perr != nil {
+			if _, known := senders.AsTransportError(perr); known {
+				return r.svc.senders.GiveBack(ctx, s, senders.ProfileView, now)
+			}
+			return nil // unknown outcome: the request stays queued and is looked up by its key next time
+		}
+		profile := res.Profile
+		if profile == nil {
+			profile = map[string]any{}
+		}
+		if err := r.svc.leads.SetProfile(ctx, s.WorkspaceID, j.LeadID, profile); err != nil {
+			return err
+		}
+		if err := r.svc.leads.FinishEnrichment(ctx, j.ID, leads.EnrichDone); err != nil {
+			return err
+		}
+		return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: j.LeadID, SenderID: s.ID, Kind: EventActionSent,
+			Data: map[string]any{"action": string(senders.ProfileView), "purpose": "enrichment"}}})
+	})
+}
