@@ -403,7 +403,7 @@ func TestAlertsAndEnrichment(t *testing.T) {
 		}
 		is.Equal(enriched, 1)
 
-		e.runUntil(monday.Add(39 * time.Hour)) // Tuesday 23:00 in Berlin
+		e.runUntil(monday.Add(39 * time.Hour))                    // Tuesday 23:00 in Berlin
 		is.Equal(countKind(t, d, enrollments.EventRunningDry), 2) // and once on Tuesday
 		// Notes: ben's 5 notes went out on Monday; the other 3 wait for
 		// December. A day later the sequence counts as stalled, once.
