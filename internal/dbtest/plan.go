@@ -88,6 +88,10 @@ func Plan(t testing.TB, d *db.DB, query string) []string {
 
 var columns = regexp.MustCompile(`(?s)SELECT .*? FROM`)
 
+// aliases are the table aliases leadline's bun models use: SQLite's plans
+// name a table by its alias.
+var aliases = map[string]string{"leads": "l", "enrollments": "e", "actions": "a", "senders": "s", "sequences": "q", "enrichment_requests": "er"}
+
 // AssertNoScan explains every SELECT, UPDATE and DELETE among queries and
 // fails the test when a plan reads table by scanning it: a full scan, or on
 // SQLite a walk of every row of a workspace through the index named
@@ -95,7 +99,11 @@ var columns = regexp.MustCompile(`(?s)SELECT .*? FROM`)
 func AssertNoScan(t testing.TB, d *db.DB, table, wideIndex string, queries []string) {
 	t.Helper()
 	seqScan := regexp.MustCompile(`Seq Scan on ` + table + `\b`)
-	sqliteScan := regexp.MustCompile(`^SCAN (` + table + `|l)\b`)
+	names := table
+	if alias, ok := aliases[table]; ok {
+		names += "|" + alias
+	}
+	sqliteScan := regexp.MustCompile(`^SCAN (` + names + `)\b`)
 	wide := regexp.MustCompile(`INDEX ` + wideIndex + ` \(workspace_id=\?\)$`)
 	checked := 0
 	for _, q := range queries {

@@ -1,0 +1,63 @@
+package enrollments_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+)
+
+// TestEngineQueriesUseIndexes explains every query that preview, commit,
+// the runner, its checks and the engine's read routes send, on both
+// engines, and fails when one scans an engine table. The runner's queries
+// run in write transactions, and why-not-sending must stay fast at 100,000
+// enrollments.
+func TestEngineQueriesUseIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		e := newEngine(t, d, "")
+		ctx := context.Background()
+		e.activate("Berlin CTOs")
+		var ids []string
+		for i := range 12 {
+			ids = append(ids, e.lead(fmt.Sprintf("Lead %d", i), nil))
+		}
+		must := func(_ any, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec := dbtest.Record(d)
+		queries := rec.During(func() {
+			must(e.svc.Preview(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: ids}))
+			must(e.svc.Commit(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: ids, Confirm: true}))
+			e.runUntil(monday.Add(30 * time.Hour))
+			must(e.svc.WhyNotSending(ctx, e.p, e.ids["Berlin CTOs"]))
+			must(e.svc.Stats(ctx, e.p, e.ids["Berlin CTOs"]))
+			must(e.svc.FailedPage(ctx, e.p, e.ids["Berlin CTOs"], 50, 0))
+			s, err := e.senders.Visible(ctx, e.p, e.ids["anna"])
+			must(s, err)
+			must(e.svc.Capacity(ctx, e.p, s))
+			for _, f := range []enrollments.Filter{{}, {SequenceID: e.ids["Berlin CTOs"]}, {LeadID: ids[0]}, {SenderID: e.ids["mail"]}, {Status: enrollments.Active}} {
+				f.Limit = 50
+				must(e.svc.List(ctx, e.p, f))
+			}
+			must(e.leads.Get(ctx, e.p, ids[0]))
+			must(e.svc.Recover(ctx, e.p, enrollments.RecoverInput{SequenceID: e.ids["Berlin CTOs"]}))
+			must(nil, e.svc.SetupChanged(ctx, e.p.WorkspaceID))
+			must(e.svc.Pause(ctx, apikit.Principal{WorkspaceID: e.p.WorkspaceID}, e.enrollment(ids[1]).ID))
+		})
+		if len(queries) < 50 {
+			t.Fatalf("only %d queries recorded", len(queries))
+		}
+		// senders is left out: the hourly checks read every sender by design.
+		for _, table := range []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences"} {
+			dbtest.AssertNoScan(t, d, table, "", queries)
+		}
+	})
+}
