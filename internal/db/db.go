@@ -101,7 +101,9 @@ func sqliteDSN(dsn string) string {
 	// Each connection gets a 32 MiB page cache (SQLite's default is 2 MiB)
 	// and reads the file through a 256 MiB memory map; sorts and temporary
 	// indexes stay in memory. docs/PERFORMANCE.md has the measurements.
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)",
+	// busy_timeout comes first: switching to WAL takes a lock, and a
+	// process that opens the file while another does must wait for it.
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)",
 		"cache_size(-32768)", "mmap_size(268435456)", "temp_store(MEMORY)"} {
 		vals.Add("_pragma", p)
 	}
