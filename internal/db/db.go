@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -84,11 +85,30 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		sqldb.SetMaxIdleConns(8)
 		d = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, Path: sqlitePath(dsn)}
 	}
-	if err := d.PingContext(ctx); err != nil {
+	if err := d.ping(ctx); err != nil {
 		_ = d.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", d.Engine, err)
 	}
 	return d, nil
+}
+
+// ping checks the connection. A new SQLite file that another process or
+// connection is switching to WAL at the same moment answers SQLITE_BUSY
+// without waiting for the busy timeout; the first connection is then
+// retried for up to about five seconds.
+func (d *DB) ping(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		err := d.PingContext(ctx)
+		var sqErr *sqlite.Error
+		if err == nil || d.Engine != SQLite || attempt >= 100 || !errors.As(err, &sqErr) || sqErr.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // sqliteDSN turns a path or file: URL into a modernc DSN with the pragmas
