@@ -71,7 +71,49 @@ type Enrollment struct {
 	LeaseUntil      *time.Time `bun:"lease_until" json:"-"`
 	CreatedAt       time.Time  `bun:"created_at" json:"created_at"`
 	UpdatedAt       time.Time  `bun:"updated_at" json:"updated_at"`
+
+	// loaded is the row as read, so that a save writes only the columns
+	// that changed: every index on a column left out is left alone.
+	loaded *Enrollment `bun:"-" json:"-"`
 }
+
+// changed returns the columns of e that differ from the row as loaded;
+// nil when it was not loaded (save every column).
+func (e *Enrollment) changed() []string {
+	o := e.loaded
+	if o == nil {
+		return nil
+	}
+	var cols []string
+	add := func(col string, diff bool) {
+		if diff {
+			cols = append(cols, col)
+		}
+	}
+	add("sender_id", !eqPtr(o.SenderID, e.SenderID))
+	add("email_sender_id", !eqPtr(o.EmailSenderID, e.EmailSenderID))
+	add("status", o.Status != e.Status)
+	add("step_id", o.StepID != e.StepID)
+	add("step_started_at", !o.StepStartedAt.Equal(e.StepStartedAt))
+	add("attempt", o.Attempt != e.Attempt)
+	add("next_run_at", !eqTime(o.NextRunAt, e.NextRunAt))
+	add("held", o.Held != e.Held)
+	add("waiting_for", !eqPtr(o.WaitingFor, e.WaitingFor))
+	add("waiting_until", !eqTime(o.WaitingUntil, e.WaitingUntil))
+	add("waiting_sender_id", !eqPtr(o.WaitingSenderID, e.WaitingSenderID))
+	add("waiting_action", !eqPtr(o.WaitingAction, e.WaitingAction))
+	add("last_error_code", !eqPtr(o.LastErrorCode, e.LastErrorCode))
+	add("last_error", !eqPtr(o.LastError, e.LastError))
+	add("failed_at", !eqTime(o.FailedAt, e.FailedAt))
+	add("ended_at", !eqTime(o.EndedAt, e.EndedAt))
+	add("lease_until", !eqTime(o.LeaseUntil, e.LeaseUntil))
+	add("updated_at", !o.UpdatedAt.Equal(e.UpdatedAt))
+	return cols
+}
+
+func eqPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func eqTime(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
 
 // ActionRecord is one action the runner performed or is performing.
 type ActionRecord struct {

@@ -62,6 +62,50 @@ type Runner struct {
 	mu         sync.Mutex
 	deferred   map[deferKey]int
 	nextChecks time.Time
+	// tick holds what one tick read of workspaces, sequences and senders,
+	// and the sender limits it found spent; a new tick reads afresh.
+	tick tickCache
+}
+
+// tickCache is what a runner remembers within one tick.
+type tickCache struct {
+	workspaces map[string]*workspace.Workspace
+	sequences  map[string]*sequences.Sequence
+	senders    map[string]*senders.Sender
+	blocked    map[deferKey]*senders.Blocked
+}
+
+func (r *Runner) workspace(ctx context.Context, id string) (*workspace.Workspace, error) {
+	if w, ok := r.tick.workspaces[id]; ok {
+		return w, nil
+	}
+	w, err := r.svc.catalog.WorkspaceByID(ctx, id)
+	if err == nil {
+		r.tick.workspaces[id] = w
+	}
+	return w, err
+}
+
+func (r *Runner) sequence(ctx context.Context, workspaceID, id string) (*sequences.Sequence, error) {
+	if q, ok := r.tick.sequences[id]; ok {
+		return q, nil
+	}
+	q, err := r.svc.sequences.ByID(ctx, workspaceID, id)
+	if err == nil {
+		r.tick.sequences[id] = q
+	}
+	return q, err
+}
+
+func (r *Runner) sender(ctx context.Context, workspaceID, id string) (*senders.Sender, error) {
+	if s, ok := r.tick.senders[id]; ok {
+		return s, nil
+	}
+	s, err := r.svc.senders.ByID(ctx, workspaceID, id)
+	if err == nil {
+		r.tick.senders[id] = s
+	}
+	return s, err
 }
 
 // NewRunner returns a runner that sends through transports, by a sender's
@@ -90,6 +134,8 @@ type call struct {
 // Tick takes in what the transports report, then runs every due
 // enrollment once, and returns how many it ran.
 func (r *Runner) Tick(ctx context.Context) (int, error) {
+	r.tick = tickCache{workspaces: map[string]*workspace.Workspace{}, sequences: map[string]*sequences.Sequence{},
+		senders: map[string]*senders.Sender{}, blocked: map[deferKey]*senders.Blocked{}}
 	if err := r.Ingest(ctx); err != nil {
 		return 0, err
 	}
@@ -164,64 +210,95 @@ func (r *Runner) NextDue(ctx context.Context) (time.Time, bool, error) {
 
 // runOne runs one claimed enrollment through as many steps as are due.
 func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
-	for range maxStepsPerRun {
-		var c *call
-		again := false
-		err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
-			e, err := r.svc.store.ByID(ctx, workspaceID, id)
-			if err != nil {
-				return err
-			}
-			now := r.svc.clock.Now()
-			if e.Status != Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
-				e.LeaseUntil = nil
-				return r.svc.store.Save(ctx, e)
-			}
-			if a, err := r.svc.store.SendingAction(ctx, e.ID); err != nil {
-				return err
-			} else if a != nil {
-				c, err = r.recovering(ctx, e, a)
-				return err
-			}
-			c, again, err = r.prepare(ctx, e, now)
-			return err
-		})
-		if err != nil || (c == nil && !again) {
+	var c *call
+	err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		c, err = r.next(ctx, workspaceID, id, nil)
+		return err
+	})
+	for steps := 1; c != nil && err == nil; steps++ {
+		res, perr, err := r.perform(ctx, c)
+		if err != nil {
 			return err
 		}
-		if c == nil {
-			continue
-		}
-		t := r.transports[c.sender.Transport]
-		var res senders.Result
-		var perr error
-		if c.recover {
-			var found bool
-			res, found, perr = t.Lookup(ctx, c.action.IdemKey)
-			if perr != nil {
-				return perr
-			}
-			if !found {
-				perr = errNotPerformed
-			}
-		} else {
-			res, perr = t.Perform(ctx, c.req)
-			if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
-				// The outcome is unknown: keep the action as sending and the
-				// lease; the next run after the lease asks the transport.
-				return fmt.Errorf("transport: %w", perr)
-			}
-		}
+		// Phase two of this action and phase one of the next step share a
+		// transaction.
 		err = r.svc.db.InTx(ctx, func(ctx context.Context) error {
-			var err error
-			again, err = r.finish(ctx, c, res, perr)
+			e, again, err := r.finish(ctx, c, res, perr)
+			c = nil
+			if err != nil || !again || steps >= maxStepsPerRun {
+				return err
+			}
+			c, err = r.next(ctx, workspaceID, id, e)
 			return err
 		})
-		if err != nil || !again {
+		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return err
+}
+
+// next loads the enrollment (unless e is given) and runs its due steps
+// until one is an action, which it returns reserved, or until it waits.
+func (r *Runner) next(ctx context.Context, workspaceID, id string, e *Enrollment) (*call, error) {
+	for range maxStepsPerRun {
+		if e == nil {
+			var err error
+			if e, err = r.svc.store.ByID(ctx, workspaceID, id); err != nil {
+				return nil, err
+			}
+		}
+		now := r.svc.clock.Now()
+		if e.Status != Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
+			if e.LeaseUntil == nil {
+				return nil, nil
+			}
+			e.LeaseUntil = nil
+			return nil, r.svc.store.Save(ctx, e)
+		}
+		if deref(e.WaitingFor) == waitingSending {
+			a, err := r.svc.store.SendingAction(ctx, e.ID)
+			if err != nil {
+				return nil, err
+			}
+			if a != nil {
+				return r.recovering(ctx, e, a)
+			}
+		}
+		c, again, err := r.prepare(ctx, e, now)
+		if err != nil || c != nil || !again {
+			return c, err
+		}
+	}
+	return nil, nil
+}
+
+// waitingSending marks an enrollment whose action is out with its
+// transport: a run that finds it so after a lease asks the transport.
+const waitingSending = "sending"
+
+// perform calls the transport for c: the action, or for a recovered one
+// the lookup of its key.
+func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, error) {
+	t := r.transports[c.sender.Transport]
+	if c.recover {
+		res, found, err := t.Lookup(ctx, c.action.IdemKey)
+		if err != nil {
+			return res, nil, err
+		}
+		if !found {
+			return res, errNotPerformed, nil
+		}
+		return res, nil, nil
+	}
+	res, perr := t.Perform(ctx, c.req)
+	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
+		// The outcome is unknown: keep the action as sending and the
+		// lease; the next run after the lease asks the transport.
+		return res, nil, fmt.Errorf("transport: %w", perr)
+	}
+	return res, perr, nil
 }
 
 // errNotPerformed is a recovered action the transport never performed.
@@ -230,11 +307,11 @@ var errNotPerformed = errors.New("not performed")
 // recovering prepares the outcome lookup of an action an earlier run
 // recorded as sending.
 func (r *Runner) recovering(ctx context.Context, e *Enrollment, a *ActionRecord) (*call, error) {
-	q, err := r.svc.sequences.ByID(ctx, e.WorkspaceID, e.SequenceID)
+	q, err := r.sequence(ctx, e.WorkspaceID, e.SequenceID)
 	if err != nil {
 		return nil, err
 	}
-	s, err := r.svc.senders.ByID(ctx, e.WorkspaceID, a.SenderID)
+	s, err := r.sender(ctx, e.WorkspaceID, a.SenderID)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +333,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 		}
 		return nil, again, svc.store.Save(ctx, e)
 	}
-	ws, err := svc.catalog.WorkspaceByID(ctx, e.WorkspaceID)
+	ws, err := r.workspace(ctx, e.WorkspaceID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -265,7 +342,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 		r.wait(e, "workspace_suspended", ptr(now.Add(time.Hour)))
 		return save()
 	}
-	q, err := svc.sequences.ByID(ctx, e.WorkspaceID, e.SequenceID)
+	q, err := r.sequence(ctx, e.WorkspaceID, e.SequenceID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -279,6 +356,17 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 			return nil, false, err
 		}
 		return save()
+	}
+	// A sender limit this tick already found spent needs no second look:
+	// the enrollment is postponed without reading its lead.
+	if a, isAction := step.Action(); isAction {
+		if s, err := r.senderFor(ctx, e, a.Channel()); err == nil {
+			if b := r.tick.blocked[deferKey{sender: s.ID, action: a}]; b != nil && b.Until.After(now) {
+				until := r.postpone(s, a, b.Until)
+				r.waitOn(e, s, a, b.Code, &until)
+				return save()
+			}
+		}
 	}
 	ls, err := svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
 	if err != nil || len(ls) == 0 {
@@ -359,7 +447,7 @@ func (r *Runner) senderFor(ctx context.Context, e *Enrollment, c senders.Channel
 	if id == "" {
 		return nil, errors.New("no sender")
 	}
-	s, err := r.svc.senders.ByID(ctx, e.WorkspaceID, id)
+	s, err := r.sender(ctx, e.WorkspaceID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -480,6 +568,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		return nil, false, err
 	}
 	if blocked != nil {
+		r.tick.blocked[deferKey{sender: s.ID, action: action}] = blocked
 		until := r.postpone(s, action, blocked.Until)
 		r.waitOn(e, s, action, blocked.Code, &until)
 		return save()
@@ -509,7 +598,8 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	if err := r.svc.store.InsertAction(ctx, a); err != nil {
 		return nil, false, err
 	}
-	e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction, e.UpdatedAt = nil, nil, nil, nil, now
+	sending := waitingSending
+	e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction, e.UpdatedAt = &sending, nil, nil, nil, now
 	if err := r.svc.store.Save(ctx, e); err != nil {
 		return nil, false, err
 	}
@@ -519,12 +609,19 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 
 // finish is phase two: it records the transport's answer and moves the
 // enrollment on.
-func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr error) (bool, error) {
+func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr error) (*Enrollment, bool, error) {
 	svc := r.svc
 	e, err := svc.store.ByID(ctx, c.e.WorkspaceID, c.e.ID)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
+	again, err := r.record(ctx, e, c, res, perr)
+	return e, again, err
+}
+
+// record writes the outcome of c's action on e.
+func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders.Result, perr error) (bool, error) {
+	svc := r.svc
 	now := svc.clock.Now()
 	a := c.action
 	action := senders.Action(a.Action)
@@ -537,7 +634,7 @@ func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr e
 		if err := svc.store.DeleteAction(ctx, a); err != nil {
 			return false, err
 		}
-		e.NextRunAt, e.UpdatedAt = &now, now
+		e.NextRunAt, e.WaitingFor, e.UpdatedAt = &now, nil, now
 		return true, svc.store.Save(ctx, e)
 	}
 	if perr == nil {
@@ -563,6 +660,9 @@ func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr e
 		if e.Status != Active || e.StepID != a.StepID {
 			// Paused, exited or moved while the action was out: it was
 			// sent, and the enrollment stays where it now is.
+			if deref(e.WaitingFor) == waitingSending {
+				e.WaitingFor = nil
+			}
 			e.LeaseUntil = nil
 			return false, svc.store.Save(ctx, e)
 		}

@@ -55,10 +55,29 @@ func (b *BunStore) Insert(ctx context.Context, es []Enrollment) error {
 	return nil
 }
 
-// Save updates e.
+// Save updates e: the columns that changed since it was loaded, or every
+// column of one that was not loaded.
 func (b *BunStore) Save(ctx context.Context, e *Enrollment) error {
-	_, err := b.idb(ctx).NewUpdate().Model(e).WherePK().Exec(ctx)
-	return err
+	q := b.idb(ctx).NewUpdate().Model(e).WherePK()
+	if e.loaded != nil {
+		cols := e.changed()
+		if len(cols) == 0 {
+			return nil
+		}
+		q = q.Column(cols...)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return err
+	}
+	e.remember()
+	return nil
+}
+
+// remember keeps e as loaded, for the next save.
+func (e *Enrollment) remember() {
+	c := *e
+	c.loaded = nil
+	e.loaded = &c
 }
 
 // ByID returns the workspace's enrollment with id. Inside a transaction on
@@ -69,7 +88,11 @@ func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Enrollmen
 	if _, inTx := b.idb(ctx).(bun.Tx); inTx && b.db.Engine == db.Postgres {
 		q = q.For("UPDATE")
 	}
-	return e, q.Scan(ctx)
+	if err := q.Scan(ctx); err != nil {
+		return nil, err
+	}
+	e.remember()
+	return e, nil
 }
 
 // Live returns the live enrollments of the leads.

@@ -5,6 +5,7 @@
 package senders
 
 import (
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -127,12 +128,19 @@ type Sender struct {
 // Location returns the sender's timezone. A stored timezone always loads;
 // UTC stands in should it ever not.
 func (s *Sender) Location() *time.Location {
+	if loc, ok := locations.Load(s.Timezone); ok {
+		return loc.(*time.Location)
+	}
 	loc, err := time.LoadLocation(s.Timezone)
 	if err != nil {
 		return time.UTC
 	}
+	locations.Store(s.Timezone, loc)
 	return loc
 }
+
+// locations caches loaded timezones: loading one reads the zone database.
+var locations sync.Map
 
 // Caps are configured daily caps per action plus the 7-day invitation cap.
 type Caps map[string]int

@@ -1,0 +1,248 @@
+// Command engineload measures the engine against the goals of
+// docs/PERFORMANCE.md: preview and commit of 10,000 leads, runner steps per
+// second on the sandbox network, why-not-sending on a sequence with
+// 100,000 enrollments, and a simulated month of 50 senders and 20,000 leads.
+// It prints a Markdown table.
+//
+//	go run ./bench/engineload --db /tmp/leadline-engine.db
+//	go run ./bench/engineload --db 'postgres://postgres@127.0.0.1:5432/leadline_engine?sslmode=disable'
+//
+// The database should be new (or dropped before each run): the script
+// creates its own workspaces.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/simulate"
+	"github.com/leadline/leadline/workspace"
+)
+
+func main() {
+	dsn := flag.String("db", "/tmp/leadline-engine.db", "database (new)")
+	big := flag.Int("enrollments", 100_000, "enrollments of the why-not-sending sequence")
+	simLeads := flag.Int("sim-leads", 20_000, "leads of the simulated month")
+	skipSim := flag.Bool("skip-simulation", false, "skip the simulated month")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase to this file")
+	flag.Parse()
+	ctx := context.Background()
+	d, err := db.Open(ctx, *dsn)
+	check(err)
+	_, err = d.Migrate(ctx)
+	check(err)
+
+	// A Monday in March, 10:00 UTC: inside the default schedule.
+	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	clock := apikit.NewFakeClock(start)
+	f, err := setup.Decode(strings.NewReader(benchSetup("engine", 50)))
+	check(err)
+	_, err = setup.Apply(ctx, d, clock, f)
+	check(err)
+	evlog := events.NewLog(d, clock)
+	ws := workspace.NewService(d, clock)
+	ls := leads.NewService(d, clock, ws, evlog)
+	ss := senders.NewService(d, clock, evlog)
+	qs := sequences.NewService(d, clock, ss, evlog)
+	es := enrollments.NewService(d, clock, ls, ws, qs, ss, evlog)
+	w, err := ws.ByName(ctx, "engine")
+	check(err)
+	p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
+	c0 := "" // the measured leads belong to no client
+	rows := [][3]string{}
+	add := func(measure, goal, result string) { rows = append(rows, [3]string{measure, goal, result}) }
+
+	// Preview and commit of 10,000 leads, five times each on fresh leads.
+	var previews, commits []time.Duration
+	seqOf := func(name string) string {
+		q, err := qs.ByName(ctx, w.ID, name)
+		check(err)
+		return q.ID
+	}
+	run := 0
+	batch := func() []string {
+		run++
+		return seed(ctx, ls, p, c0, fmt.Sprintf("pc%d", run), 10_000)
+	}
+	for range 5 {
+		ids := batch()
+		t0 := time.Now()
+		pv, err := es.Preview(ctx, p, enrollments.EnrollInput{SequenceID: seqOf("Big"), LeadIDs: ids})
+		check(err)
+		previews = append(previews, time.Since(t0))
+		t0 = time.Now()
+		res, err := es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: seqOf("Big"), LeadIDs: ids, Confirm: true})
+		check(err)
+		commits = append(commits, time.Since(t0))
+		if len(pv.EligibleIDs) != 10_000 || res.Enrolled != 10_000 {
+			log.Fatalf("preview %d eligible, commit %d enrolled", len(pv.EligibleIDs), res.Enrolled)
+		}
+	}
+	add("preview of 10,000 leads", "< 500 ms", median(previews))
+	add("commit of 10,000 leads", "< 1 s", median(commits))
+
+	// Runner: 4,000 enrollments of a view-then-follow sequence, within
+	// what the 40 senders' caps allow today (6,000 views, 4,000 follows):
+	// one tick executes their 8,000 steps.
+	steps := seed(ctx, ls, p, c0, "steps", 4000)
+	_, err = es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: seqOf("Views"), LeadIDs: steps, Confirm: true})
+	check(err)
+	check(qs.ActivateByName(ctx, w.ID, "Views"))
+	net := sandbox.New(1, clock, sandbox.Rates{})
+	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, slog.New(slog.DiscardHandler))
+	runner.Batch = 500
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+	}
+	t0 := time.Now()
+	runs, err := runner.Tick(ctx)
+	check(err)
+	el := time.Since(t0)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	actions := len(net.Performed())
+	add("runner step executions per second, sandbox transport", "≥ 2,000",
+		fmt.Sprintf("%.0f steps/s (%d actions by %d enrollment runs in %s)", float64(actions)/el.Seconds(), actions, runs, el.Round(time.Millisecond)))
+	if v := net.Violations(); len(v) > 0 {
+		log.Fatalf("runner: %d violations, first %+v", len(v), v[0])
+	}
+
+	// why-not-sending on a sequence with many enrollments.
+	big0 := seqOf("Big")
+	for done := 50_000; done < *big; done += 10_000 {
+		ids := seed(ctx, ls, p, c0, fmt.Sprintf("big%d", done), min(10_000, *big-done))
+		_, err := es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: big0, LeadIDs: ids, Confirm: true})
+		check(err)
+	}
+	var whys []time.Duration
+	for range 20 {
+		t0 := time.Now()
+		_, err := es.WhyNotSending(ctx, p, big0)
+		check(err)
+		whys = append(whys, time.Since(t0))
+	}
+	add(fmt.Sprintf("why-not-sending on a sequence with %d enrollments", *big), "< 100 ms", median(whys)+" (p95 "+p95(whys)+")")
+
+	if !*skipSim {
+		f, err := setup.Decode(strings.NewReader(benchSetup("simulated", 50)))
+		check(err)
+		t0 := time.Now()
+		res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: *simLeads, Start: "2026-04-06", Rates: sandbox.DefaultRates})
+		check(err)
+		add(fmt.Sprintf("simulate 30 days, 50 senders, %d leads", *simLeads), "< 2 min, 0 violations",
+			fmt.Sprintf("%s, %d violations (%d actions, %d runner steps)", time.Since(t0).Round(time.Second), len(res.Violations), res.Actions, res.Runs))
+	}
+
+	fmt.Printf("\n%s, %s\n\n| measure | goal | result |\n|---|---|---|\n", d.Engine, time.Now().Format(time.DateOnly))
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s |\n", r[0], r[1], r[2])
+	}
+}
+
+// benchSetup is a workspace with n senders over 5 clients (four LinkedIn
+// senders to one mailbox) and a sequence per client, plus the Views and
+// Big sequences of the first client.
+func benchSetup(name string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workspaces:\n  - name: %s\n    timezone: Europe/Berlin\n    members: [{email: owner@%s.test, role: owner}]\n", name, name)
+	b.WriteString("    clients: [C0, C1, C2, C3, C4]\n    blacklist: {companies: [Umbrella]}\n    senders:\n")
+	perClient := map[int][]string{}
+	for i := range n {
+		c := i % 5
+		if i%5 == 4 || (i/5)%5 == 4 {
+			fmt.Fprintf(&b, "      - {name: m%d, channel: email, client: C%d, address: m%d@%s.test, caps: {email: 100}}\n", i, c, i, name)
+		} else {
+			fmt.Fprintf(&b, "      - {name: s%d, channel: linkedin, client: C%d, premium: true, caps: {invite: 40, invite_week: 180, profile_view: 150, message: 100, follow: 100}}\n", i, c)
+		}
+		perClient[c] = append(perClient[c], map[bool]string{true: "m", false: "s"}[i%5 == 4 || (i/5)%5 == 4]+fmt.Sprint(i))
+	}
+	if name == "engine" {
+		for i := range 40 {
+			fmt.Fprintf(&b, "      - {name: w%d, channel: linkedin, premium: true, caps: {profile_view: 150, follow: 100}}\n", i)
+		}
+	}
+	b.WriteString("    sequences:\n")
+	for c := range 5 {
+		fmt.Fprintf(&b, `      - name: Outreach C%d
+        client: C%d
+        senders: [%s]
+        steps:
+          - {id: visit, type: profile_view}
+          - {id: invite, type: invite, note: "Hi {{first_name|there}}"}
+          - {id: accepted, type: condition, if: invite_accepted, within_days: 7, then: hello, else: has-mail}
+          - {id: hello, type: message, body: "Thanks, {{first_name|there}}!", next: end}
+          - {id: has-mail, type: condition, if: has_email, then: mail, else: end}
+          - {id: mail, type: email, subject: "{{company|Hello}}", body: "Hello {{first_name|there}}"}
+`, c, c, strings.Join(perClient[c], ", "))
+	}
+	if name == "engine" {
+		// The runner and preview measures use 40 workspace-wide LinkedIn
+		// senders: 6,000 views and 4,000 follows a day between them.
+		var li []string
+		for i := range 40 {
+			li = append(li, fmt.Sprintf("w%d", i))
+		}
+		fmt.Fprintf(&b, "      - name: Views\n        senders: [%s]\n        steps:\n          - {id: visit, type: profile_view}\n          - {id: follow, type: follow}\n", strings.Join(li, ", "))
+		fmt.Fprintf(&b, "      - name: Big\n        senders: [%s]\n        steps:\n          - {id: visit, type: profile_view}\n", strings.Join(li, ", "))
+	}
+	return b.String()
+}
+
+// seed creates n leads of client, through the leads service, and returns
+// their ids.
+func seed(ctx context.Context, ls *leads.Service, p apikit.Principal, client, prefix string, n int) []string {
+	ids := make([]string, 0, n)
+	for i := range n {
+		s := func(v string) *string { return &v }
+		res, err := ls.Upsert(ctx, p, leads.LeadInput{LinkedInID: s(fmt.Sprintf("%s-%d", prefix, i)), Name: s(fmt.Sprintf("Lead %s %d", prefix, i)),
+			Company: s("Northwind"), EmailWork: s(fmt.Sprintf("%s.%d@northwind.test", prefix, i)), ClientID: nilIfEmpty(client)})
+		check(err)
+		ids = append(ids, res.Lead.ID)
+	}
+	return ids
+}
+
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func median(ds []time.Duration) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2].Round(100 * time.Microsecond).String()
+}
+
+func p95(ds []time.Duration) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)*95)/100-1].Round(100 * time.Microsecond).String()
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
