@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/leads"
 )
 
@@ -74,4 +75,27 @@ func (svc *Service) LeadSenderState(ctx context.Context, workspaceID, leadID str
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// LeadsStopped stops the live enrollments of leads that became
+// do-not-contact, in the transaction ctx carries: future sends stop at once,
+// and the enrollments say why.
+func (svc *Service) LeadsStopped(ctx context.Context, workspaceID string, leadIDs []string, reason string) error {
+	live, err := svc.store.Live(ctx, workspaceID, leadIDs)
+	if err != nil {
+		return err
+	}
+	now := svc.clock.Now()
+	var evs []events.Event
+	for i := range live {
+		e := &live[i]
+		e.Status, e.EndedAt, e.NextRunAt, e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = Stopped, &now, nil, nil, nil, nil, nil
+		e.LastErrorCode, e.LeaseUntil, e.UpdatedAt = &reason, nil, now
+		if err := svc.store.Save(ctx, e); err != nil {
+			return err
+		}
+		evs = append(evs, events.Event{WorkspaceID: workspaceID, LeadID: e.LeadID, SequenceID: e.SequenceID, EnrollmentID: e.ID,
+			SenderID: deref(e.SenderID), StepID: e.StepID, Kind: EventStopped, Data: map[string]any{"sequence_id": e.SequenceID, "reason": reason}})
+	}
+	return svc.log.EmitMany(ctx, evs)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -785,6 +786,10 @@ func (r *Runner) fail(ctx context.Context, e *Enrollment, code, msg string, now 
 // end moves the enrollment to a terminal status.
 func (r *Runner) end(ctx context.Context, e *Enrollment, status Status, reason string, now time.Time) error {
 	e.Status, e.EndedAt, e.NextRunAt, e.WaitingFor, e.WaitingUntil = status, &now, nil, nil, nil
+	if status == Stopped {
+		code, _, _ := strings.Cut(reason, ":")
+		e.LastErrorCode = &code
+	}
 	kind := EventStopped
 	if status == Replied {
 		kind = EventReplied

@@ -292,13 +292,15 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 		add(StallReason{Code: "failed_enrollments", Count: &failed, Message: fmt.Sprintf("%d enrollments failed at a step.", failed),
 			Remedy: "See GET /v1/sequences/{id}/failed, fix the cause, then POST /v1/enrollments/recover."})
 	}
+	// A lead that becomes do-not-contact stops its enrollments at once
+	// (LeadsStopped); the runner stops any it finds so before a step.
 	var dnc int
-	if err := idb.NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").Join("JOIN leads AS l ON l.id = e.lead_id").
-		Where("e.sequence_id = ? AND e.status IN ('active', 'paused', 'stopped') AND l.do_not_contact", q.ID).Scan(ctx, &dnc); err != nil {
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").
+		Where("e.sequence_id = ? AND e.status = 'stopped' AND e.last_error_code = 'do_not_contact'", q.ID).Scan(ctx, &dnc); err != nil {
 		return nil, err
 	}
 	if dnc > 0 {
-		add(StallReason{Code: "leads_do_not_contact", Count: &dnc, Message: fmt.Sprintf("%d enrollments are of do-not-contact leads: they are stopped (or stop before their next step) and get nothing more.", dnc),
+		add(StallReason{Code: "leads_do_not_contact", Count: &dnc, Message: fmt.Sprintf("%d enrollments stopped because their lead became do-not-contact.", dnc),
 			Remedy: "Nothing to do: do-not-contact leads are never sent to; enrol other leads."})
 	}
 	if live == 0 {

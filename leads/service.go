@@ -27,6 +27,18 @@ type EventLog interface {
 type Engine interface {
 	LeadEnrollments(ctx context.Context, workspaceID, leadID string) ([]EnrollmentRef, error)
 	LeadSenderState(ctx context.Context, workspaceID, leadID string) ([]SenderState, error)
+	// LeadsStopped stops the live enrollments of leads that just became
+	// do-not-contact, in the same transaction.
+	LeadsStopped(ctx context.Context, workspaceID string, leadIDs []string, reason string) error
+}
+
+// stopped tells the engine, when there is one, that leads became
+// do-not-contact.
+func (s *Service) stopped(ctx context.Context, workspaceID string, leadIDs []string) error {
+	if s.engine == nil || len(leadIDs) == 0 {
+		return nil
+	}
+	return s.engine.LeadsStopped(ctx, workspaceID, leadIDs, "do_not_contact")
 }
 
 // Service holds the lead rules.

@@ -95,6 +95,9 @@ func (s *Service) AddSuppressions(ctx context.Context, p apikit.Principal, in Su
 				return err
 			}
 			res.LeadsSuppressed += len(ids)
+			if err := s.stopped(ctx, p.WorkspaceID, ids); err != nil {
+				return err
+			}
 			for _, id := range ids {
 				evs = append(evs, leadEvent(id, EventSuppressed, map[string]any{"reason": why}))
 			}

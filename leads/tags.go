@@ -192,6 +192,11 @@ func (s *Service) setDoNotContact(ctx context.Context, p apikit.Principal, id st
 			if err := s.emit(ctx, p.WorkspaceID, leadEvent(l.ID, kind, map[string]any{})); err != nil {
 				return err
 			}
+			if on {
+				if err := s.stopped(ctx, p.WorkspaceID, []string{l.ID}); err != nil {
+					return err
+				}
+			}
 		}
 		out, err = s.detail(ctx, l)
 		return err
