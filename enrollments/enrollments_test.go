@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/setup"
 )
 
 func TestPreviewReasonsAndCommitRechecks(t *testing.T) {
@@ -127,5 +128,52 @@ func TestEnrollmentTransitions(t *testing.T) {
 		_, err = e.svc.Pause(ctx, apikit.Principal{WorkspaceID: e.p.WorkspaceID, ClientIDs: []string{e.ids["Initech"]}}, id)
 		is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
 		is.Equal(e.kinds(ann)[1:], []string{"enrollment.created", "enrollment.paused", "enrollment.resumed", "enrollment.exited"})
+	})
+}
+
+func TestChangedStepsKeepTheirPlaceOrFailAsRemoved(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, `      - name: Two
+        client: Globex
+        senders: [anna]
+        steps:
+          - {id: visit, type: profile_view}
+          - {id: gap, type: wait, days: 2}
+          - {id: again, type: profile_view}
+`)
+		q, err := e.seqs.ByName(ctx, e.p.WorkspaceID, "Two")
+		is.NoErr(err)
+		e.ids["Two"] = q.ID
+		e.activate("Two")
+		ann, bo := e.lead("Ann Lee", nil), e.lead("Bo Chen", nil)
+		e.enrol("Two", ann, bo)
+		e.runUntil(monday.Add(3 * time.Hour))
+		is.Equal(e.enrollment(ann).StepID, "gap")
+		// Paused, the sequence loses the step "again"; Bo is moved on by
+		// hand first and keeps his place by id.
+		_, err = e.seqs.Pause(ctx, e.p, q.ID)
+		is.NoErr(err)
+		_, err = d.NewUpdate().Table("enrollments").Set("step_id = 'visit'").Where("lead_id = ?", bo).Exec(ctx)
+		is.NoErr(err)
+		f, err := setup.Decode(strings.NewReader(engineSetup + `      - name: Two
+        client: Globex
+        senders: [anna]
+        steps:
+          - {id: visit, type: profile_view}
+          - {id: gap, type: wait, days: 2, next: end}
+`))
+		is.NoErr(err)
+		_, err = setup.Apply(ctx, d, e.clock, f)
+		is.NoErr(err)
+		e.activate("Two")
+		_, err = d.NewUpdate().Table("enrollments").Set("step_id = 'again'").Where("lead_id = ?", ann).Exec(ctx)
+		is.NoErr(err)
+		e.runUntil(monday.Add(120 * time.Hour))
+		en := e.enrollment(ann)
+		is.Equal(en.Status, enrollments.Failed)
+		is.Equal(*en.LastErrorCode, "step_removed")
+		is.Equal(e.enrollment(bo).Status, enrollments.Finished) // visit, gap, end
 	})
 }

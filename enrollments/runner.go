@@ -189,7 +189,7 @@ func (r *Runner) Run(ctx context.Context, interval time.Duration) {
 // NextDue returns when the runner next has something to do: the earliest
 // due enrollment or inbound event. For simulated time.
 func (r *Runner) NextDue(ctx context.Context) (time.Time, bool, error) {
-	t, ok, err := r.svc.store.NextDue(ctx)
+	t, ok, err := r.svc.store.NextDue(ctx, r.svc.clock.Now())
 	if err != nil {
 		return t, ok, err
 	}
@@ -300,6 +300,13 @@ func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, e
 		return res, nil, fmt.Errorf("transport: %w", perr)
 	}
 	return res, perr, nil
+}
+
+// actionKey is the idempotency key of an action: the enrollment, the step,
+// when the enrollment entered the step (a step on a loop is entered more
+// than once) and the attempt.
+func actionKey(e *Enrollment, stepID string) string {
+	return fmt.Sprintf("%s:%s:%d:%d", e.ID, stepID, e.StepStartedAt.UnixMicro(), e.Attempt)
 }
 
 // errNotPerformed is a recovered action the transport never performed.
@@ -594,7 +601,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		}
 	}
 	a := &ActionRecord{ID: newID(), WorkspaceID: e.WorkspaceID, EnrollmentID: e.ID, SequenceID: e.SequenceID, StepID: step.ID,
-		Attempt: e.Attempt, SenderID: s.ID, LeadID: e.LeadID, Action: string(action), IdemKey: fmt.Sprintf("%s:%s:%d", e.ID, step.ID, e.Attempt),
+		Attempt: e.Attempt, SenderID: s.ID, LeadID: e.LeadID, Action: string(action), IdemKey: actionKey(e, step.ID),
 		Status: "sending", WithNote: withNote, Day: senders.LocalDate(now, loc), CreatedAt: now}
 	if err := r.svc.store.InsertAction(ctx, a); err != nil {
 		return nil, false, err

@@ -225,15 +225,28 @@ func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit i
 	return out, err
 }
 
-// NextDue returns the earliest next_run_at of runnable enrollments.
-func (b *BunStore) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var t []time.Time
-	err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("next_run_at").
-		Where("e.status = 'active' AND NOT e.held AND e.next_run_at IS NOT NULL").OrderExpr("e.next_run_at").Limit(1).Scan(ctx, &t)
-	if err != nil || len(t) == 0 {
+// NextDue returns when the runner next has an enrollment to run after now:
+// the earliest next_run_at of runnable enrollments that no lease holds, or
+// the end of a lease that holds a due one.
+func (b *BunStore) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
+	var free, leased []time.Time
+	if err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("next_run_at").
+		Where("e.status = 'active' AND NOT e.held AND e.next_run_at IS NOT NULL AND (e.lease_until IS NULL OR e.lease_until <= ?)", now).
+		OrderExpr("e.next_run_at").Limit(1).Scan(ctx, &free); err != nil {
 		return time.Time{}, false, err
 	}
-	return t[0], true, nil
+	if err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).ColumnExpr("min(e.lease_until)").
+		Where("e.status = 'active' AND NOT e.held AND e.next_run_at <= ? AND e.lease_until > ?", now, now).
+		Scan(ctx, &leased); err != nil {
+		return time.Time{}, false, err
+	}
+	var out time.Time
+	for _, ts := range [][]time.Time{free, leased} {
+		if len(ts) > 0 && !ts[0].IsZero() && (out.IsZero() || ts[0].Before(out)) {
+			out = ts[0]
+		}
+	}
+	return out, !out.IsZero(), nil
 }
 
 // SetHeld holds or releases the live enrollments of a sequence. Released

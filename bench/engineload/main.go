@@ -169,12 +169,12 @@ func benchSetup(name string, n int) string {
 	perClient := map[int][]string{}
 	for i := range n {
 		c := i % 5
-		if i%5 == 4 || (i/5)%5 == 4 {
+		if (i/5)%5 == 4 {
 			fmt.Fprintf(&b, "      - {name: m%d, channel: email, client: C%d, address: m%d@%s.test, caps: {email: 100}}\n", i, c, i, name)
 		} else {
 			fmt.Fprintf(&b, "      - {name: s%d, channel: linkedin, client: C%d, premium: true, caps: {invite: 40, invite_week: 180, profile_view: 150, message: 100, follow: 100}}\n", i, c)
 		}
-		perClient[c] = append(perClient[c], map[bool]string{true: "m", false: "s"}[i%5 == 4 || (i/5)%5 == 4]+fmt.Sprint(i))
+		perClient[c] = append(perClient[c], map[bool]string{true: "m", false: "s"}[(i/5)%5 == 4]+fmt.Sprint(i))
 	}
 	if name == "engine" {
 		for i := range 40 {
