@@ -35,3 +35,11 @@ func Storable(v any) bool {
 	}
 	return true
 }
+
+// Deref returns *s, or "" for nil: the value of an optional text field.
+func Deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

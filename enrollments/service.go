@@ -347,12 +347,8 @@ func nonEmpty(vals ...string) []string {
 	return out
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+// deref is the value of an optional text field.
+var deref = apikit.Deref
 
 // mainAction is the action whose cap paces a channel's senders in q: its
 // first action step of that channel.
@@ -647,19 +643,8 @@ func nilIfEmpty(s string) *string {
 
 // visible returns the enrollment with id if the principal may see it.
 func (svc *Service) visible(ctx context.Context, p apikit.Principal, id string) (*Enrollment, error) {
-	if !apikit.ValidID(id) {
-		return nil, apikit.NotFound("Enrollment " + id)
-	}
-	e, err := svc.store.ByID(ctx, p.WorkspaceID, id)
-	if db.IsNoRows(err) {
-		return nil, apikit.NotFound("Enrollment " + id)
-	} else if err != nil {
-		return nil, err
-	}
-	if !p.SeesClient(deref(e.ClientID)) {
-		return nil, apikit.NotFound("Enrollment " + id)
-	}
-	return e, nil
+	return db.Visible(p, "Enrollment", id, func() (*Enrollment, error) { return svc.store.ByID(ctx, p.WorkspaceID, id) },
+		func(e *Enrollment) *string { return e.ClientID })
 }
 
 // List returns one page of the enrollments visible to the principal,

@@ -62,19 +62,8 @@ func NewService(d *db.DB, clock apikit.Clock, catalog Catalog, log EventLog) *Se
 // visible returns the lead with id if the principal may see it.
 // Returns E_NOT_FOUND otherwise.
 func (s *Service) visible(ctx context.Context, p apikit.Principal, id string) (*Lead, error) {
-	if !apikit.ValidID(id) {
-		return nil, apikit.NotFound("Lead " + id)
-	}
-	l, err := s.store.ByID(ctx, p.WorkspaceID, id)
-	if db.IsNoRows(err) {
-		return nil, apikit.NotFound("Lead " + id)
-	} else if err != nil {
-		return nil, err
-	}
-	if !p.SeesClient(deref(l.ClientID)) {
-		return nil, apikit.NotFound("Lead " + id)
-	}
-	return l, nil
+	return db.Visible(p, "Lead", id, func() (*Lead, error) { return s.store.ByID(ctx, p.WorkspaceID, id) },
+		func(l *Lead) *string { return l.ClientID })
 }
 
 // Get returns the lead detail.
@@ -162,12 +151,8 @@ func leadEvent(leadID, kind string, data map[string]any) events.Event {
 	return events.Event{LeadID: leadID, Kind: kind, Data: data}
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+// deref is the value of an optional text field.
+var deref = apikit.Deref
 
 func nonEmpty(s string) *string {
 	if s == "" {

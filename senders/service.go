@@ -31,19 +31,8 @@ func NewService(d *db.DB, clock apikit.Clock, log EventLog) *Service {
 // client-scoped key sees only its clients' senders.
 // Returns E_NOT_FOUND otherwise.
 func (svc *Service) Visible(ctx context.Context, p apikit.Principal, id string) (*Sender, error) {
-	if !apikit.ValidID(id) {
-		return nil, apikit.NotFound("Sender " + id)
-	}
-	s, err := svc.store.ByID(ctx, p.WorkspaceID, id)
-	if db.IsNoRows(err) {
-		return nil, apikit.NotFound("Sender " + id)
-	} else if err != nil {
-		return nil, err
-	}
-	if !p.SeesClient(deref(s.ClientID)) {
-		return nil, apikit.NotFound("Sender " + id)
-	}
-	return s, nil
+	return db.Visible(p, "Sender", id, func() (*Sender, error) { return svc.store.ByID(ctx, p.WorkspaceID, id) },
+		func(s *Sender) *string { return s.ClientID })
 }
 
 // ByID returns the workspace's sender with id, for the engine.
@@ -98,12 +87,8 @@ func (svc *Service) Budgets(ctx context.Context, p apikit.Principal, id string) 
 	return svc.budgets(ctx, s, svc.clock.Now())
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+// deref is the value of an optional text field.
+var deref = apikit.Deref
 
 // Sender returns the sender with id in any workspace, for the engine's
 // inbound path, which knows senders by id only.

@@ -80,19 +80,8 @@ type SequenceView struct {
 // Visible returns the sequence with id if the principal may see it.
 // Returns E_NOT_FOUND otherwise.
 func (svc *Service) Visible(ctx context.Context, p apikit.Principal, id string) (*Sequence, error) {
-	if !apikit.ValidID(id) {
-		return nil, apikit.NotFound("Sequence " + id)
-	}
-	q, err := svc.store.ByID(ctx, p.WorkspaceID, id)
-	if db.IsNoRows(err) {
-		return nil, apikit.NotFound("Sequence " + id)
-	} else if err != nil {
-		return nil, err
-	}
-	if !p.SeesClient(deref(q.ClientID)) {
-		return nil, apikit.NotFound("Sequence " + id)
-	}
-	return q, nil
+	return db.Visible(p, "Sequence", id, func() (*Sequence, error) { return svc.store.ByID(ctx, p.WorkspaceID, id) },
+		func(q *Sequence) *string { return q.ClientID })
 }
 
 // ByID returns the workspace's sequence with id, for the engine.
@@ -274,12 +263,8 @@ func GraphInvalid(name string, ps []Problem) *apikit.Error {
 		"Fix every problem in the setup file (GET /v1/sequences/{id} lists them), apply it, then activate again.")
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+// deref is the value of an optional text field.
+var deref = apikit.Deref
 
 // Activity-log kinds of stalls.
 const (

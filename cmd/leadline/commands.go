@@ -160,14 +160,9 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 	if *file == "" {
 		return usageError{"apply: -f setup.yaml is required"}
 	}
-	f, err := os.Open(*file)
+	parsed, err := readSetup(*file)
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", *file, err)
-	}
-	defer f.Close()
-	parsed, err := setup.Decode(f)
-	if err != nil {
-		return fmt.Errorf("%s is not a valid setup file: %w", *file, err)
+		return err
 	}
 	d, err := openDB(ctx, *dsn)
 	if err != nil {
@@ -185,6 +180,20 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, c)
 	}
 	return nil
+}
+
+// readSetup reads and decodes a setup file.
+func readSetup(path string) (setup.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return setup.File{}, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	defer f.Close()
+	parsed, err := setup.Decode(f)
+	if err != nil {
+		return setup.File{}, fmt.Errorf("%s is not a valid setup file: %w", path, err)
+	}
+	return parsed, nil
 }
 
 // multiFlag collects a repeated flag.

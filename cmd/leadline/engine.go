@@ -13,7 +13,6 @@ import (
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/server"
-	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/workspace"
 )
@@ -59,14 +58,9 @@ func cmdSimulate(ctx context.Context, args []string, stdout io.Writer) error {
 	if *days < 1 || *n < 0 {
 		return usageError{"simulate: --days must be 1 or more and --leads 0 or more"}
 	}
-	f, err := os.Open(*file)
+	parsed, err := readSetup(*file)
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", *file, err)
-	}
-	defer f.Close()
-	parsed, err := setup.Decode(f)
-	if err != nil {
-		return fmt.Errorf("%s is not a valid setup file: %w", *file, err)
+		return err
 	}
 	d, err := openDB(ctx, *dsn)
 	if err != nil {
