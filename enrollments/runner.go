@@ -74,6 +74,7 @@ type tickCache struct {
 	sequences  map[string]*sequences.Sequence
 	senders    map[string]*senders.Sender
 	blocked    map[deferKey]*senders.Blocked
+	blacklists map[string]*workspace.Blacklist // nil: too large, checked in the database
 }
 
 func (r *Runner) workspace(ctx context.Context, id string) (*workspace.Workspace, error) {
@@ -136,7 +137,7 @@ type call struct {
 // enrollment once, and returns how many it ran.
 func (r *Runner) Tick(ctx context.Context) (int, error) {
 	r.tick = tickCache{workspaces: map[string]*workspace.Workspace{}, sequences: map[string]*sequences.Sequence{},
-		senders: map[string]*senders.Sender{}, blocked: map[deferKey]*senders.Blocked{}}
+		senders: map[string]*senders.Sender{}, blocked: map[deferKey]*senders.Blocked{}, blacklists: map[string]*workspace.Blacklist{}}
 	if err := r.Ingest(ctx); err != nil {
 		return 0, err
 	}
@@ -436,9 +437,25 @@ func (r *Runner) stopReason(ctx context.Context, l *leads.Lead) (Status, string,
 	if l.DoNotContact {
 		return Stopped, "do_not_contact", nil
 	}
-	hits, err := r.svc.catalog.BlacklistHits(ctx, l.WorkspaceID, []workspace.Person{personOf(l)})
-	if err != nil {
-		return "", "", err
+	// The blacklist is read once a tick per workspace (it changes through
+	// setup files); a very large one is checked in the database.
+	people := []workspace.Person{personOf(l)}
+	bl, read := r.tick.blacklists[l.WorkspaceID]
+	if !read {
+		var err error
+		if bl, err = r.svc.catalog.BlacklistSnapshot(ctx, l.WorkspaceID); err != nil {
+			return "", "", err
+		}
+		r.tick.blacklists[l.WorkspaceID] = bl
+	}
+	var hits []string
+	if bl != nil {
+		hits = bl.Hits(people)
+	} else {
+		var err error
+		if hits, err = r.svc.catalog.BlacklistHits(ctx, l.WorkspaceID, people); err != nil {
+			return "", "", err
+		}
 	}
 	if hits[0] != "" {
 		return Stopped, "blacklisted: " + hits[0], nil

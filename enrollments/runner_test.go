@@ -486,3 +486,27 @@ func TestWhyNotSending(t *testing.T) {
 		is.True(w.Sending)
 	})
 }
+
+func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		e.activate("Berlin CTOs")
+		ann := e.lead("Ann Lee", map[string]any{"company": "Initrode"})
+		e.net.Script(ann, sandbox.Outcome{})
+		e.enrol("Berlin CTOs", ann)
+		e.runUntil(monday.Add(3 * time.Hour))
+		is.Equal(len(e.net.Performed()), 2) // visit and invite
+		f, err := setup.Decode(strings.NewReader(strings.Replace(engineSetup, "companies: [Umbrella]", "companies: [Umbrella, Initrode]", 1)))
+		is.NoErr(err)
+		_, err = setup.Apply(ctx, d, e.clock, f)
+		is.NoErr(err)
+		e.runUntil(monday.Add(10 * 24 * time.Hour))
+		en := e.enrollment(ann)
+		is.Equal(en.Status, enrollments.Stopped)
+		is.Equal(*en.LastErrorCode, "blacklisted")
+		is.Equal(len(e.net.Performed()), 2)
+		e.noViolations()
+	})
+}

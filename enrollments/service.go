@@ -30,6 +30,7 @@ type Leads interface {
 type Catalog interface {
 	BlacklistHits(ctx context.Context, workspaceID string, people []workspace.Person) ([]string, error)
 	WorkspaceByID(ctx context.Context, id string) (*workspace.Workspace, error)
+	BlacklistSnapshot(ctx context.Context, workspaceID string) (*workspace.Blacklist, error)
 }
 
 // Sequences is what the enrollments area needs of the sequences area.

@@ -123,6 +123,53 @@ func (s *Service) BlacklistHit(ctx context.Context, workspaceID, company string,
 // BlacklistHits checks many people at once, with one query per kind of
 // entry, and returns for each the entry it matches ("kind:value") or "".
 func (s *Service) BlacklistHits(ctx context.Context, workspaceID string, people []Person) ([]string, error) {
+	return blacklistHits(people, func(kind string, values []string) (map[string]bool, error) {
+		return s.store.BlacklistMatch(ctx, workspaceID, kind, values)
+	})
+}
+
+// Blacklist is a workspace's whole blacklist in memory, for a runner that
+// checks many leads in a short time.
+type Blacklist struct {
+	entries map[string]map[string]bool // kind -> value
+}
+
+// MaxBlacklistSnapshot is the size up to which a blacklist is read into
+// memory; a larger one is checked in the database.
+const MaxBlacklistSnapshot = 10000
+
+// BlacklistSnapshot reads the workspace's blacklist into memory, or returns
+// nil when it has more than MaxBlacklistSnapshot entries.
+func (s *Service) BlacklistSnapshot(ctx context.Context, workspaceID string) (*Blacklist, error) {
+	var rows []blacklistRow
+	if err := s.db.IDB(ctx).NewSelect().Model(&rows).Column("kind", "value").Where("workspace_id = ?", workspaceID).
+		Limit(MaxBlacklistSnapshot + 1).Scan(ctx); err != nil {
+		return nil, err
+	}
+	if len(rows) > MaxBlacklistSnapshot {
+		return nil, nil
+	}
+	b := &Blacklist{entries: map[string]map[string]bool{}}
+	for _, r := range rows {
+		if b.entries[r.Kind] == nil {
+			b.entries[r.Kind] = map[string]bool{}
+		}
+		b.entries[r.Kind][r.Value] = true
+	}
+	return b, nil
+}
+
+// Hits returns for each person the entry it matches ("kind:value") or "",
+// as BlacklistHits does.
+func (b *Blacklist) Hits(people []Person) []string {
+	out, _ := blacklistHits(people, func(kind string, _ []string) (map[string]bool, error) { return b.entries[kind], nil })
+	return out
+}
+
+// blacklistHits matches people against the entries listed returns for each
+// kind: company names, email domains and LinkedIn identifiers, compared
+// lower-case.
+func blacklistHits(people []Person, listed func(kind string, values []string) (map[string]bool, error)) ([]string, error) {
 	type check struct {
 		kind   string
 		values func(p Person) []string
@@ -146,7 +193,7 @@ func (s *Service) BlacklistHits(ctx context.Context, workspaceID string, people 
 		for _, p := range people {
 			all = append(all, c.values(p)...)
 		}
-		listed, err := s.store.BlacklistMatch(ctx, workspaceID, c.kind, slices.Compact(slices.Sorted(slices.Values(all))))
+		hits, err := listed(c.kind, slices.Compact(slices.Sorted(slices.Values(all))))
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +202,7 @@ func (s *Service) BlacklistHits(ctx context.Context, workspaceID string, people 
 				continue
 			}
 			for _, v := range c.values(p) {
-				if listed[v] {
+				if hits[v] {
 					out[i] = c.kind + ":" + v
 					break
 				}
