@@ -109,15 +109,10 @@ func (l *limiter) take(ctx context.Context, keyID string, c apikit.RateClass) (r
 func (l *limiter) takeInDB(ctx context.Context, keyID string, c apikit.RateClass, start time.Time) ([]int, int, error) {
 	var counts []int
 	refused := -1
-	err := l.db.InTx(ctx, func(ctx context.Context) error {
-		if l.db.Engine == db.Postgres {
-			// A count is worth no WAL flush of its own: a crash may forget
-			// the last few calls of a window, never admit more than the
-			// limit to a running server. Reads then do not wait on fsync.
-			if _, err := l.db.IDB(ctx).ExecContext(ctx, "SET LOCAL synchronous_commit TO OFF"); err != nil {
-				return err
-			}
-		}
+	// A count is worth no WAL flush of its own: a crash may forget the last
+	// few calls of a window, never admit more than the limit to a running
+	// server. Reads then do not wait on fsync.
+	err := l.db.InTxNoFlush(ctx, func(ctx context.Context) error {
 		for i, class := range classesOf(c) {
 			var got []int
 			err := l.db.IDB(ctx).NewRaw(`INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)

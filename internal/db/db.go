@@ -188,6 +188,20 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error
 	})
 }
 
+// InTxNoFlush is InTx for work whose commit may be lost in a crash without
+// harm, because it is redone the same way afterwards: on Postgres the
+// commit does not wait for the WAL to reach the disk. SQLite is unchanged.
+func (d *DB) InTxNoFlush(ctx context.Context, fn func(ctx context.Context) error) error {
+	return d.InTx(ctx, func(ctx context.Context) error {
+		if d.Engine == Postgres {
+			if _, err := d.IDB(ctx).ExecContext(ctx, "SET LOCAL synchronous_commit TO OFF"); err != nil {
+				return err
+			}
+		}
+		return fn(ctx)
+	})
+}
+
 // IsUniqueViolation reports whether err is a unique-constraint violation on
 // either engine.
 func IsUniqueViolation(err error) bool {
