@@ -1,0 +1,128 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+)
+
+// monday is 2 November 2026, 10:00 UTC (11:00 in Berlin).
+var monday = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+
+func sender() senders.Sender {
+	return senders.Sender{ID: "s1", Name: "anna", Channel: senders.LinkedIn, Timezone: "Europe/Berlin",
+		Schedule: senders.DefaultSchedule(), Caps: senders.Caps{"invite": 2, "invite_week": 3, "message": 5}}
+}
+
+func invite(n *sandbox.Network, s *senders.Sender, key, lead string) error {
+	_, err := n.Perform(context.Background(), senders.Request{Key: key, Sender: s, Action: senders.Invite, Lead: senders.Recipient{LeadID: lead}})
+	return err
+}
+
+func rules(n *sandbox.Network) map[string]int {
+	out := map[string]int{}
+	for _, v := range n.Violations() {
+		out[v.Rule]++
+	}
+	return out
+}
+
+// TestAuditCatchesEveryRule feeds the network actions that break each rule
+// it judges, so that a run's "0 violations" means something.
+func TestAuditCatchesEveryRule(t *testing.T) {
+	is := is.New(t)
+	clock := apikit.NewFakeClock(monday)
+	n := sandbox.New(1, clock, sandbox.Rates{})
+	s := sender()
+	n.Register(s)
+	is.NoErr(invite(n, &s, "k1", "a"))
+	is.NoErr(invite(n, &s, "k1", "a")) // the same key: performed once
+	is.Equal(len(n.Performed()), 1)
+	is.Equal(len(n.Violations()), 0)
+	is.NoErr(invite(n, &s, "k2", "b"))
+	is.NoErr(invite(n, &s, "k3", "c")) // a third invitation today: over the cap of 2
+	is.Equal(rules(n), map[string]int{"cap": 1})
+
+	clock.Set(monday.Add(24 * time.Hour))
+	is.NoErr(invite(n, &s, "k4", "d")) // the fourth in 7 days: over invite_week 3
+	is.Equal(rules(n)["weekly_invite_cap"], 1)
+
+	clock.Set(time.Date(2026, 11, 7, 10, 0, 0, 0, time.UTC)) // Saturday
+	_, err := n.Perform(context.Background(), senders.Request{Key: "k5", Sender: &s, Action: senders.Message, Lead: senders.Recipient{LeadID: "e"}})
+	is.NoErr(err)
+	is.Equal(rules(n)["schedule"], 1)
+
+	clock.Set(time.Date(2026, 11, 9, 10, 0, 0, 0, time.UTC)) // Monday again
+	n.MarkDoNotContact("f", clock.Now().Add(-time.Minute))
+	n.MarkBlacklisted("g")
+	n.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: "s1", LeadID: "h", At: clock.Now()})
+	_, err = n.Inbound(context.Background(), clock.Now())
+	is.NoErr(err)
+	clock.Advance(time.Minute)
+	for key, lead := range map[string]string{"k6": "f", "k7": "g", "k8": "h"} {
+		_, err := n.Perform(context.Background(), senders.Request{Key: key, Sender: &s, Action: senders.Message, Lead: senders.Recipient{LeadID: lead}})
+		is.NoErr(err)
+	}
+	got := rules(n)
+	is.Equal(got["do_not_contact"], 1)
+	is.Equal(got["blacklist"], 1)
+	is.Equal(got["reply_stop"], 1)
+
+	// Past LinkedIn's own limits the account is restricted.
+	big := sender()
+	big.ID, big.Caps = "s2", senders.Caps{"invite": 100}
+	var restricted error
+	for i := range 151 {
+		if err := invite(n, &big, fmt.Sprintf("r%d", i), fmt.Sprintf("lead%d", i)); err != nil {
+			restricted = err
+		}
+	}
+	te, ok := senders.AsTransportError(restricted)
+	is.True(ok)
+	is.Equal(te.Signal, senders.SignalRestricted)
+}
+
+// TestOutcomesAreDeterministic: the same seed and keys give the same
+// acceptances and replies whatever the order of the calls.
+func TestOutcomesAreDeterministic(t *testing.T) {
+	is := is.New(t)
+	run := func(order []int) []senders.Inbound {
+		clock := apikit.NewFakeClock(monday)
+		n := sandbox.New(42, clock, sandbox.DefaultRates)
+		s := sender()
+		s.Caps = senders.Caps{"invite": 100, "invite_week": 200, "message": 150}
+		for _, i := range order {
+			_, err := n.Perform(context.Background(), senders.Request{Key: fmt.Sprintf("k%d", i), Sender: &s, Action: senders.Message,
+				Lead: senders.Recipient{LeadID: fmt.Sprintf("lead%d", i)}})
+			is.NoErr(err)
+		}
+		in, err := n.Inbound(context.Background(), monday.Add(10*24*time.Hour))
+		is.NoErr(err)
+		for i := range in {
+			in[i].ProviderMessageID = "" // numbered in call order
+		}
+		return in
+	}
+	var fwd, back []int
+	for i := range 200 {
+		fwd = append(fwd, i)
+		back = append([]int{i}, back...)
+	}
+	a, b := run(fwd), run(back)
+	is.True(len(a) > 10) // about 18% answer
+	is.Equal(len(a), len(b))
+	seen := map[string]time.Time{}
+	for _, x := range a {
+		seen[x.LeadID] = x.At
+	}
+	for _, x := range b {
+		is.True(seen[x.LeadID].Equal(x.At))
+	}
+}
