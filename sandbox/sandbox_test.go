@@ -75,6 +75,14 @@ func TestAuditCatchesEveryRule(t *testing.T) {
 	is.Equal(got["blacklist"], 1)
 	is.Equal(got["reply_stop"], 1)
 
+	// A warming-up sender: one invitation on its first day.
+	warm := sender()
+	warm.ID, warm.Warmup = "s3", &senders.Warmup{Start: "2026-11-09", From: 1, Step: 1}
+	n.Register(warm)
+	is.NoErr(invite(n, &warm, "w1", "i"))
+	is.NoErr(invite(n, &warm, "w2", "j"))
+	is.Equal(rules(n)["warmup"], 1)
+
 	// Past LinkedIn's own limits the account is restricted.
 	big := sender()
 	big.ID, big.Caps = "s2", senders.Caps{"invite": 100}
