@@ -9,7 +9,6 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
@@ -94,13 +93,9 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 	if _, err := setup.Apply(ctx, d, clock, f); err != nil {
 		t.Fatal(err)
 	}
-	log := events.NewLog(d, clock)
+	pl := enrollments.NewPlatform(d, clock)
 	e := &engine{t: t, db: d, clock: clock, ids: map[string]string{}}
-	e.ws = workspace.NewService(d, clock)
-	e.leads = leads.NewService(d, clock, e.ws, log)
-	e.senders = senders.NewService(d, clock, log)
-	e.seqs = sequences.NewService(d, clock, e.senders, log)
-	e.svc = enrollments.NewService(d, clock, e.leads, e.ws, e.seqs, e.senders, log)
+	e.ws, e.leads, e.senders, e.seqs, e.svc = pl.Workspaces, pl.Leads, pl.Senders, pl.Sequences, pl.Enrollments
 	e.net = sandbox.New(1, clock, sandbox.Rates{})
 	e.runner = e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
 	w, err := e.ws.ByName(ctx, "acme")

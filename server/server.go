@@ -64,18 +64,14 @@ func New(cfg Config) *Server {
 	if cfg.Limits == (RateLimits{}) {
 		cfg.Limits = DefaultRateLimits
 	}
-	ws := workspace.NewService(cfg.DB, cfg.Clock)
-	log := events.NewLog(cfg.DB, cfg.Clock)
-	ss := senders.NewService(cfg.DB, cfg.Clock, log)
-	qs := sequences.NewService(cfg.DB, cfg.Clock, ss, log)
-	ls := leads.NewService(cfg.DB, cfg.Clock, ws, log)
+	pl := enrollments.NewPlatform(cfg.DB, cfg.Clock)
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
-		workspaces: ws, events: log,
-		leads:       ls,
-		senders:     ss,
-		sequences:   qs,
-		enrollments: enrollments.NewService(cfg.DB, cfg.Clock, ls, ws, qs, ss, log),
+		workspaces: pl.Workspaces, events: pl.Log,
+		leads:       pl.Leads,
+		senders:     pl.Senders,
+		sequences:   pl.Sequences,
+		enrollments: pl.Enrollments,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),
 		mux:         http.NewServeMux(),

@@ -16,9 +16,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
-	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/workspace"
@@ -51,11 +49,8 @@ func Decode(r io.Reader) (File, error) {
 // Apply applies f on d in one transaction and returns one line per change.
 // Nothing is changed when any part is invalid.
 func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string, error) {
-	log := events.NewLog(d, clock)
-	ws := workspace.NewService(d, clock)
-	ss := senders.NewService(d, clock, log)
-	qs := sequences.NewService(d, clock, ss, log)
-	es := enrollments.NewService(d, clock, leads.NewService(d, clock, ws, log), ws, qs, ss, log)
+	pl := enrollments.NewPlatform(d, clock)
+	ws, ss, qs, es := pl.Workspaces, pl.Senders, pl.Sequences, pl.Enrollments
 	var changes []string
 	err := d.InTx(ctx, func(ctx context.Context) error {
 		changes = nil

@@ -21,12 +21,10 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
-	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/workspace"
 )
@@ -94,12 +92,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if _, err := setup.Apply(ctx, d, clock, cfg.Setup); err != nil {
 		return nil, err
 	}
-	log := events.NewLog(d, clock)
-	ws := workspace.NewService(d, clock)
-	ls := leads.NewService(d, clock, ws, log)
-	ss := senders.NewService(d, clock, log)
-	qs := sequences.NewService(d, clock, ss, log)
-	es := enrollments.NewService(d, clock, ls, ws, qs, ss, log)
+	pl := enrollments.NewPlatform(d, clock)
+	ws, ls, ss, qs, es := pl.Workspaces, pl.Leads, pl.Senders, pl.Sequences, pl.Enrollments
 	net := sandbox.New(cfg.Seed, clock, cfg.Rates)
 	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, cfg.Logger)
 	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 2026))

@@ -25,15 +25,12 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
-	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
-	"github.com/leadline/leadline/workspace"
 )
 
 func main() {
@@ -56,12 +53,8 @@ func main() {
 	check(err)
 	_, err = setup.Apply(ctx, d, clock, f)
 	check(err)
-	evlog := events.NewLog(d, clock)
-	ws := workspace.NewService(d, clock)
-	ls := leads.NewService(d, clock, ws, evlog)
-	ss := senders.NewService(d, clock, evlog)
-	qs := sequences.NewService(d, clock, ss, evlog)
-	es := enrollments.NewService(d, clock, ls, ws, qs, ss, evlog)
+	pl := enrollments.NewPlatform(d, clock)
+	ws, ls, qs, es := pl.Workspaces, pl.Leads, pl.Sequences, pl.Enrollments
 	w, err := ws.ByName(ctx, "engine")
 	check(err)
 	p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}

@@ -12,12 +12,9 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/events"
-	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
-	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/workspace"
@@ -132,13 +129,13 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := events.NewLog(d, clock)
-	svc := leads.NewService(d, clock, ws, log)
+	pl := enrollments.NewPlatform(d, clock)
+	svc := pl.Leads
 	pctx := apikit.WithPrincipal(ctx, p)
 	if _, err := seedLeads(pctx, p, svc, ws); err != nil {
 		return err
 	}
-	actions, err := demoActivity(pctx, d, clock, p, svc, now)
+	actions, err := demoActivity(pctx, pl, clock, p, now)
 	if err != nil {
 		return err
 	}
@@ -222,12 +219,8 @@ func seedLeads(ctx context.Context, p apikit.Principal, svc *leads.Service, ws *
 // Globex CTOs and runs the runner on the sandbox network from the clock's
 // time (two weeks ago) up to now. A demo workspace that already has
 // enrollments keeps its history. It returns how many actions were sent.
-func demoActivity(ctx context.Context, d *db.DB, clock *apikit.FakeClock, p apikit.Principal, ls *leads.Service, now time.Time) (int, error) {
-	log := events.NewLog(d, clock)
-	ws := workspace.NewService(d, clock)
-	ss := senders.NewService(d, clock, log)
-	qs := sequences.NewService(d, clock, ss, log)
-	es := enrollments.NewService(d, clock, ls, ws, qs, ss, log)
+func demoActivity(ctx context.Context, pl *enrollments.Platform, clock *apikit.FakeClock, p apikit.Principal, now time.Time) (int, error) {
+	ls, qs, es := pl.Leads, pl.Sequences, pl.Enrollments
 	if page, err := es.List(ctx, p, enrollments.Filter{Limit: 1}); err != nil || page.Total > 0 {
 		return 0, err
 	}

@@ -1,0 +1,33 @@
+package enrollments
+
+import (
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Platform is every area of leadline wired together on one database and
+// clock, with the engine's hooks registered: what the server, setup files,
+// the simulation and the demo all build on.
+type Platform struct {
+	Log         *events.Log
+	Workspaces  *workspace.Service
+	Leads       *leads.Service
+	Senders     *senders.Service
+	Sequences   *sequences.Service
+	Enrollments *Service
+}
+
+// NewPlatform wires the areas on d.
+func NewPlatform(d *db.DB, clock apikit.Clock) *Platform {
+	p := &Platform{Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
+	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
+	p.Senders = senders.NewService(d, clock, p.Log)
+	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
+	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Log)
+	return p
+}
