@@ -33,6 +33,7 @@ type engine struct {
 	svc     *enrollments.Service
 	net     *sandbox.Network
 	runner  *enrollments.Runner
+	pl      *enrollments.Platform
 	ids     map[string]string // senders, sequences, clients by name
 }
 
@@ -94,7 +95,7 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 		t.Fatal(err)
 	}
 	pl := enrollments.NewPlatform(d, clock)
-	e := &engine{t: t, db: d, clock: clock, ids: map[string]string{}}
+	e := &engine{t: t, db: d, clock: clock, pl: pl, ids: map[string]string{}}
 	e.ws, e.leads, e.senders, e.seqs, e.svc = pl.Workspaces, pl.Leads, pl.Senders, pl.Sequences, pl.Enrollments
 	e.net = sandbox.New(1, clock, sandbox.Rates{})
 	e.runner = e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))

@@ -10,6 +10,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/tasks"
 )
 
 // TestEngineQueriesUseIndexes explains every query that preview, commit,
@@ -51,12 +52,19 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 			must(e.svc.Recover(ctx, e.p, enrollments.RecoverInput{SequenceID: e.ids["Berlin CTOs"]}))
 			must(nil, e.svc.SetupChanged(ctx, e.p.WorkspaceID))
 			must(e.svc.Pause(ctx, apikit.Principal{WorkspaceID: e.p.WorkspaceID}, e.enrollment(ids[1]).ID))
+			soon := monday.Add(48 * time.Hour)
+			for _, f := range []tasks.Filter{{}, {Status: tasks.Open}, {SequenceID: e.ids["Berlin CTOs"]}, {LeadID: ids[0]},
+				{ClientID: e.ids["Globex"]}, {Status: tasks.Open, DueBefore: &soon}} {
+				f.Limit = 50
+				must(e.pl.Tasks.List(ctx, e.p, f))
+			}
+			must(e.pl.Tasks.List(ctx, apikit.Principal{WorkspaceID: e.p.WorkspaceID, ClientIDs: []string{e.ids["Globex"]}}, tasks.Filter{Status: tasks.Open, Limit: 50}))
 		})
 		if len(queries) < 50 {
 			t.Fatalf("only %d queries recorded", len(queries))
 		}
 		// senders is left out: the hourly checks read every sender by design.
-		for _, table := range []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences"} {
+		for _, table := range []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences", "tasks"} {
 			dbtest.AssertNoScan(t, d, table, "", queries)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/tasks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -19,6 +20,7 @@ type Platform struct {
 	Leads       *leads.Service
 	Senders     *senders.Service
 	Sequences   *sequences.Service
+	Tasks       *tasks.Service
 	Enrollments *Service
 }
 
@@ -28,6 +30,7 @@ func NewPlatform(d *db.DB, clock apikit.Clock) *Platform {
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
-	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Log)
+	p.Tasks = tasks.NewService(d, clock, p.Log)
+	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
 	return p
 }

@@ -24,7 +24,6 @@ const (
 	EventReplyReceived   = "reply.received"
 	EventEmailBounced    = "email.bounced"
 	EventSequenceWebhook = "sequence.webhook"
-	EventTaskCreated     = "task.created"
 )
 
 // Runner defaults.
@@ -418,11 +417,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 			err = r.advance(ctx, e, q, step, q.After(step), now)
 		}
 	case sequences.TypeTask:
-		if deref(e.WaitingFor) != "tasks_pending" {
-			err = svc.log.EmitMany(ctx, []events.Event{r.event(e, EventTaskCreated, step.ID, map[string]any{
-				"title": step.Title, "due_at": now.AddDate(0, 0, step.DueInDays), "step_id": step.ID})})
-		}
-		r.wait(e, "tasks_pending", nil)
+		err = r.task(ctx, e, q, step, lead, now)
 	default:
 		return r.prepareAction(ctx, e, q, step, lead, now, save)
 	}

@@ -62,9 +62,7 @@ type Senders interface {
 }
 
 // EventLog is what the enrollments area needs of the activity log.
-type EventLog interface {
-	EmitMany(ctx context.Context, evs []events.Event) error
-}
+type EventLog = events.Emitter
 
 // MaxLeadIDs is how many leads one preview or commit takes.
 const MaxLeadIDs = 10000
@@ -79,11 +77,13 @@ type Service struct {
 	sequences Sequences
 	senders   Senders
 	log       EventLog
+	tasks     Tasks
 }
 
 // NewService returns the enrollments Service on d.
-func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, log EventLog) *Service {
-	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, log: log}
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, log EventLog) *Service {
+	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, log: log}
+	ts.OnFinish(svc.taskFinished)
 	// A sequence that stops holds its enrollments out of the due index; one
 	// that starts releases them, due at once.
 	qs.OnStatusChange(func(ctx context.Context, q *sequences.Sequence) error {

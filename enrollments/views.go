@@ -168,12 +168,12 @@ var reasonText = map[string][2]string{
 	"sender_disconnected":       {"%d enrollments wait: the sender's account is disconnected.", "Reconnect the account with its provider; enrollments go on when it reports the account usable."},
 	"sender_restricted":         {"%d enrollments wait: the provider restricted the sender's account.", "Let the restriction end (usually days); the sender is rechecked every local midnight."},
 	"note_quota":                {"%d enrollments wait: the sender used this month's 5 invitation notes.", "Use note_fallback: without_note on the invite step, a premium account, or wait for the next month."},
-	"tasks_pending":             {"%d enrollments wait for manual tasks.", "Complete the tasks with POST /v1/tasks/{id}/complete."},
+	"tasks_pending":             {"%d enrollments wait for manual tasks that are past their due time.", "Complete the tasks with POST /v1/tasks/{id}/complete; GET /v1/tasks?status=open lists them, the earliest due first."},
 	"workspace_suspended":       {"%d enrollments wait: the workspace is suspended.", "Ask the workspace owner to settle the plan."},
 }
 
 // ordinary are waits that end by themselves as designed.
-var ordinary = map[string]bool{"wait_step": true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true, waitingSending: true}
+var ordinary = map[string]bool{"wait_step": true, waitTaskDue: true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true, waitingSending: true}
 
 // selfLifting are limits that lift by themselves within days: a sequence
 // held only by them is still sending.

@@ -36,6 +36,12 @@ type Event struct {
 	CreatedAt    time.Time      `bun:"created_at" json:"created_at"`
 }
 
+// Emitter is what an area needs of the activity log to record its changes;
+// *Log is one.
+type Emitter interface {
+	EmitMany(ctx context.Context, evs []Event) error
+}
+
 // Log writes and reads the activity log.
 type Log struct {
 	db    *db.DB

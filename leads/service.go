@@ -18,7 +18,7 @@ type Catalog interface {
 
 // EventLog is what the leads area needs of the activity log.
 type EventLog interface {
-	EmitMany(ctx context.Context, evs []events.Event) error
+	events.Emitter
 	ForLead(ctx context.Context, workspaceID, leadID string, limit, offset int) ([]events.Event, int, error)
 }
 

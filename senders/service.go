@@ -10,9 +10,7 @@ import (
 )
 
 // EventLog is what the senders area needs of the activity log.
-type EventLog interface {
-	EmitMany(ctx context.Context, evs []events.Event) error
-}
+type EventLog = events.Emitter
 
 // Service holds the sender rules.
 type Service struct {

@@ -20,9 +20,7 @@ type Senders interface {
 }
 
 // EventLog is what the sequences area needs of the activity log.
-type EventLog interface {
-	EmitMany(ctx context.Context, evs []events.Event) error
-}
+type EventLog = events.Emitter
 
 // Activity-log kinds of sequence changes.
 const (

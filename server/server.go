@@ -20,6 +20,7 @@ import (
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/tasks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -45,6 +46,7 @@ type Server struct {
 	senders     *senders.Service
 	sequences   *sequences.Service
 	enrollments *enrollments.Service
+	tasks       *tasks.Service
 	limiter     *limiter
 	idem        *idempotency
 	mux         *http.ServeMux
@@ -72,6 +74,7 @@ func New(cfg Config) *Server {
 		senders:     pl.Senders,
 		sequences:   pl.Sequences,
 		enrollments: pl.Enrollments,
+		tasks:       pl.Tasks,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),
 		mux:         http.NewServeMux(),
@@ -102,6 +105,7 @@ func New(cfg Config) *Server {
 	s.registerSenders()
 	s.registerSequences()
 	s.registerEnrollments()
+	s.registerTasks()
 	s.canonicalIDs()
 	return s
 }

@@ -1,0 +1,144 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// EventLog is what the tasks area needs of the activity log.
+type EventLog = events.Emitter
+
+// Service holds the task rules.
+type Service struct {
+	db       *db.DB
+	store    Store
+	clock    apikit.Clock
+	log      EventLog
+	finished []func(ctx context.Context, t *Task) error
+}
+
+// NewService returns the tasks service on d.
+func NewService(d *db.DB, clock apikit.Clock, log EventLog) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, log: log}
+}
+
+// OnFinish registers fn to run in the transaction that completes a task,
+// with the task's new status, before the task is written: the enrollments
+// area moves the task's enrollment on.
+func (svc *Service) OnFinish(fn func(ctx context.Context, t *Task) error) {
+	svc.finished = append(svc.finished, fn)
+}
+
+// Open returns the task of t's visit of its step, creating it (and its
+// task.created event) the first time. It joins the transaction in ctx.
+func (svc *Service) Open(ctx context.Context, t Task) (*Task, error) {
+	now := svc.clock.Now()
+	t.ID, t.Status, t.CreatedAt, t.UpdatedAt = apikit.NewID(), Open, now, now
+	created, err := svc.store.Insert(ctx, &t)
+	if err != nil {
+		return nil, err
+	}
+	if !created {
+		return svc.store.ForVisit(ctx, t.EnrollmentID, t.StepID, t.StepStartedAt)
+	}
+	return &t, svc.log.EmitMany(ctx, []events.Event{svc.event(&t, EventCreated, "", map[string]any{
+		"task_id": t.ID, "title": t.Title, "due_at": t.DueAt})})
+}
+
+func (svc *Service) event(t *Task, kind, memberID string, data map[string]any) events.Event {
+	return events.Event{WorkspaceID: t.WorkspaceID, LeadID: t.LeadID, SequenceID: t.SequenceID, EnrollmentID: t.EnrollmentID,
+		StepID: t.StepID, Kind: kind, MemberID: memberID, Data: data}
+}
+
+// Visible returns the task with id if the principal may see it.
+// Returns E_NOT_FOUND if it does not exist or is outside the key's scope.
+func (svc *Service) Visible(ctx context.Context, p apikit.Principal, id string) (*Task, error) {
+	return db.Visible(p, "Task", id, func() (*Task, error) { return svc.store.ByID(ctx, p.WorkspaceID, id) },
+		func(t *Task) *string { return t.ClientID })
+}
+
+// List returns one page of the tasks visible to the principal, the
+// earliest due first.
+// Returns E_PAYLOAD_INVALID for a bad page and E_FORBIDDEN for a client
+// filter outside the key's scope.
+func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[Task], error) {
+	if err := apikit.CheckPage(&f.Limit, f.Offset); err != nil {
+		return apikit.Page[Task]{}, err
+	}
+	if err := apikit.CheckClientFilter(p, f.ClientID); err != nil {
+		return apikit.Page[Task]{}, err
+	}
+	ts, total, err := svc.store.List(ctx, p.WorkspaceID, p.ClientIDs, f)
+	if err != nil {
+		return apikit.Page[Task]{}, err
+	}
+	return apikit.NewPage(ts, total, f.Limit, f.Offset), nil
+}
+
+// CompleteInput is the body of a task completion.
+type CompleteInput struct {
+	Outcome Status `json:"outcome" enum:"done,skipped" required:"true" doc:"done: the task was done; skipped: it was not needed. Either way the enrollment goes on to its next step."`
+	Note    string `json:"note,omitempty" maxLength:"2000" doc:"What was done, for the lead's timeline."`
+}
+
+// Complete closes an open task as done or skipped, and in the same
+// transaction moves its enrollment on to the next step.
+// Returns E_NOT_FOUND if the task is not visible, E_PAYLOAD_INVALID for an
+// outcome other than done or skipped, and E_CONFLICT if it was completed
+// already.
+func (svc *Service) Complete(ctx context.Context, p apikit.Principal, id string, in CompleteInput) (*Task, error) {
+	if in.Outcome != Done && in.Outcome != Skipped {
+		return nil, apikit.Invalid(fmt.Sprintf("outcome must be done or skipped, not %q.", in.Outcome), `Send {"outcome": "done"} or {"outcome": "skipped"}.`)
+	}
+	var t *Task
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if t, err = svc.Visible(ctx, p, id); err != nil {
+			return err
+		}
+		if t.Status != Open {
+			return alreadyCompleted(t)
+		}
+		now := svc.clock.Now()
+		t.Status, t.CompletedAt, t.UpdatedAt = in.Outcome, &now, now
+		if p.MemberID != "" {
+			t.CompletedBy = &p.MemberID
+		}
+		if in.Note != "" {
+			t.Note = &in.Note
+		}
+		// The hooks lock the enrollment before the task row is written:
+		// the runner takes the two in the same order.
+		for _, fn := range svc.finished {
+			if err := fn(ctx, t); err != nil {
+				return err
+			}
+		}
+		ok, err := svc.store.Finish(ctx, t)
+		if err != nil {
+			return err
+		} else if !ok {
+			return alreadyCompleted(t)
+		}
+		data := map[string]any{"task_id": t.ID, "outcome": string(t.Status)}
+		if in.Note != "" {
+			data["note"] = in.Note
+		}
+		return svc.log.EmitMany(ctx, []events.Event{svc.event(t, EventCompleted, p.MemberID, data)})
+	})
+	return t, err
+}
+
+func alreadyCompleted(t *Task) error {
+	at := ""
+	if t.CompletedAt != nil {
+		at = " at " + t.CompletedAt.Format(time.RFC3339)
+	}
+	return apikit.Conflict(fmt.Sprintf("The task was completed already (%s%s).", t.Status, at),
+		"Nothing to do: its enrollment has moved on. GET /v1/tasks?status=open lists the open tasks.")
+}
