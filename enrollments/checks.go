@@ -197,7 +197,7 @@ func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.
 			return err
 		}
 		req = &senders.Request{Key: "enrich:" + j.ID, Sender: s, Action: senders.ProfileView, Purpose: "enrichment",
-			Lead: senders.Recipient{LeadID: l.ID, Name: deref(l.Name), LinkedInID: deref(l.LinkedInID), PublicIdentifier: deref(l.PublicIdentifier), ProviderID: deref(l.ProviderID)}}
+			Lead: l.Recipient()}
 		return nil
 	})
 	if err != nil || req == nil {

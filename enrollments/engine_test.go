@@ -109,12 +109,12 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 		e.ids[s.Name] = s.ID
 		e.net.Register(s)
 	}
-	for _, n := range []string{"Berlin CTOs", "Plain", "Spread", "Notes", "Fallback"} {
-		q, err := e.seqs.ByName(ctx, w.ID, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.ids[n] = q.ID
+	var seqs []struct{ ID, Name string }
+	if err := d.NewSelect().Table("sequences").Column("id", "name").Where("workspace_id = ?", w.ID).Scan(ctx, &seqs); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range seqs {
+		e.ids[q.Name] = q.ID
 	}
 	c, _ := e.ws.Catalog(ctx, e.p)
 	for _, n := range c.Clients {

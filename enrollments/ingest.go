@@ -6,6 +6,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
 )
@@ -92,25 +93,46 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 	return nil
 }
 
-// reply records a reply. A real reply stops every live enrollment of the
-// lead (reply-stop) in this transaction; an auto-reply only delays the
-// lead's next step.
+// reply records a reply through the inbox, which keeps it once per
+// provider message and reads it. A person's reply stops every live
+// enrollment of the lead (reply-stop) in this transaction; an auto-reply
+// only delays the lead's next step, until the return date it gives or by
+// OutOfOfficeDelay.
 func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inbound, now time.Time, emit func(string, map[string]any) error) error {
 	svc := r.svc
-	data := map[string]any{"sender_id": s.ID, "auto_reply": in.AutoReply, "provider_message_id": in.ProviderMessageID}
-	if in.Subject != "" {
-		data["subject"] = in.Subject
-	}
-	data["body"] = in.Body
-	if err := emit(EventReplyReceived, data); err != nil {
-		return err
-	}
 	live, err := svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID})
 	if err != nil {
 		return err
 	}
-	if in.AutoReply {
+	a := inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
+		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: in.At}
+	if a.At.IsZero() {
+		a.At = now
+	}
+	for _, e := range live {
+		if deref(e.SenderID) == s.ID || deref(e.EmailSenderID) == s.ID {
+			a.SequenceID, a.EnrollmentID = e.SequenceID, e.ID
+		}
+	}
+	got, err := svc.inbox.Receive(ctx, a)
+	if err != nil || got.Duplicate {
+		return err
+	}
+	data := map[string]any{"sender_id": s.ID, "auto_reply": got.Read.AutoReply, "provider_message_id": in.ProviderMessageID,
+		"thread_id": got.Thread.ID, "message_id": got.Message.ID, "intent": string(got.Read.Intent)}
+	if in.Subject != "" {
+		data["subject"] = in.Subject
+	}
+	data["body"] = in.Body
+	if got.Read.AutoReply {
 		until := now.Add(OutOfOfficeDelay)
+		if got.Read.ReturnsAt != nil && got.Read.ReturnsAt.After(now) {
+			until = *got.Read.ReturnsAt
+			data["returns_at"] = until
+		}
+		if err := emit(EventReplyReceived, data); err != nil {
+			return err
+		}
 		for i := range live {
 			e := &live[i]
 			if e.Status == Active && e.NextRunAt != nil && e.NextRunAt.Before(until) {
@@ -122,6 +144,9 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 			}
 		}
 		return nil
+	}
+	if err := emit(EventReplyReceived, data); err != nil {
+		return err
 	}
 	for i := range live {
 		e := &live[i]

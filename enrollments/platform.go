@@ -3,6 +3,7 @@ package enrollments
 import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
@@ -21,6 +22,7 @@ type Platform struct {
 	Senders     *senders.Service
 	Sequences   *sequences.Service
 	Tasks       *tasks.Service
+	Inbox       *inbox.Service
 	Enrollments *Service
 }
 
@@ -31,6 +33,7 @@ func NewPlatform(d *db.DB, clock apikit.Clock) *Platform {
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Log)
-	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
+	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
+	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Inbox, p.Log)
 	return p
 }

@@ -110,11 +110,13 @@ func (r *Runner) sender(ctx context.Context, workspaceID, id string) (*senders.S
 }
 
 // NewRunner returns a runner that sends through transports, by a sender's
-// transport name.
+// transport name. Members' replies in the inbox go through the same ones.
 func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *slog.Logger) *Runner {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	// Members' replies go through the transports the runner sends with.
+	svc.inbox.UseTransports(transports)
 	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, Lease: DefaultLease, deferred: map[deferKey]int{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
@@ -438,7 +440,7 @@ func (r *Runner) stopReason(ctx context.Context, l *leads.Lead) (Status, string,
 	}
 	// The blacklist is read once a tick per workspace (it changes through
 	// setup files); a very large one is checked in the database.
-	people := []workspace.Person{personOf(l)}
+	people := []workspace.Person{l.Person()}
 	bl, read := r.tick.blacklists[l.WorkspaceID]
 	if !read {
 		var err error
@@ -570,22 +572,16 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		r.waitOn(e, s, action, "outside_schedule", &next)
 		return save()
 	}
-	rec := senders.Recipient{LeadID: lead.ID, Name: deref(lead.Name), LinkedInID: deref(lead.LinkedInID),
-		PublicIdentifier: deref(lead.PublicIdentifier), ProviderID: deref(lead.ProviderID), Email: emailOf(lead)}
+	rec := lead.Recipient()
 	if action.Channel() == senders.LinkedIn && !hasLinkedIn(lead) {
 		return failWith("missing_linkedin", "The lead has no LinkedIn id, provider id or public identifier.")
 	}
 	if action == senders.SendEmail && !hasEmail(lead) {
 		return failWith("missing_email", "The lead has no email address.")
 	}
-	vars := varsOf(lead)
-	texts := map[string]string{}
-	for field, t := range map[string]string{"note": step.Note, "subject": step.Subject, "body": step.Body} {
-		out, missing, err := sequences.Render(t, vars)
-		if err != nil || len(missing) > 0 {
-			return failWith("missing_variable", fmt.Sprintf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing))
-		}
-		texts[field] = out
+	texts, err := render(step, lead)
+	if err != nil {
+		return failWith("missing_variable", err.Error())
 	}
 	blocked, err := r.svc.senders.Reserve(ctx, s, action, now)
 	if err != nil {
@@ -629,6 +625,20 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	}
 	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: "sequence"}
 	return &call{e: e, q: q, step: step, sender: s, action: a, req: req}, false, nil
+}
+
+// render fills a step's note, subject and body with the lead's variables.
+func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
+	vars := varsOf(lead)
+	texts := map[string]string{}
+	for field, t := range map[string]string{"note": step.Note, "subject": step.Subject, "body": step.Body} {
+		out, missing, err := sequences.Render(t, vars)
+		if err != nil || len(missing) > 0 {
+			return nil, fmt.Errorf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)
+		}
+		texts[field] = out
+	}
+	return texts, nil
 }
 
 // finish is phase two: it records the transport's answer and moves the
@@ -679,6 +689,9 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 		ev := r.event(e, EventActionSent, a.StepID, data)
 		ev.SenderID = c.sender.ID
 		if err := svc.log.EmitMany(ctx, []events.Event{ev}); err != nil {
+			return false, err
+		}
+		if err := r.toThread(ctx, e, c, res, now); err != nil {
 			return false, err
 		}
 		if e.Status != Active || e.StepID != a.StepID {

@@ -78,11 +78,12 @@ type Service struct {
 	senders   Senders
 	log       EventLog
 	tasks     Tasks
+	inbox     Inbox
 }
 
 // NewService returns the enrollments Service on d.
-func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, log EventLog) *Service {
-	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, log: log}
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, ib Inbox, log EventLog) *Service {
+	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, inbox: ib, log: log}
 	ts.OnFinish(svc.taskFinished)
 	// A sequence that stops holds its enrollments out of the due index; one
 	// that starts releases them, due at once.
@@ -201,7 +202,7 @@ func (svc *Service) check(ctx context.Context, p apikit.Principal, q *sequences.
 	for _, id := range ids {
 		if l := byID[id]; l != nil {
 			candidates = append(candidates, l)
-			people = append(people, personOf(l))
+			people = append(people, l.Person())
 		} else {
 			exclude(id, "not_found", "No lead with this id is visible to this key.")
 		}
@@ -272,24 +273,11 @@ func (svc *Service) check(ctx context.Context, p apikit.Principal, q *sequences.
 	return pl, nil
 }
 
-func personOf(l *leads.Lead) workspace.Person {
-	return workspace.Person{Company: deref(l.Company), Emails: nonEmpty(deref(l.EmailWork), deref(l.EmailPersonal)),
-		LinkedIn: nonEmpty(deref(l.PublicIdentifier), deref(l.LinkedInID))}
-}
-
 func hasLinkedIn(l *leads.Lead) bool {
 	return deref(l.LinkedInID) != "" || deref(l.ProviderID) != "" || deref(l.PublicIdentifier) != ""
 }
 
 func hasEmail(l *leads.Lead) bool { return deref(l.EmailWork) != "" || deref(l.EmailPersonal) != "" }
-
-// emailOf is the address email steps go to: the work email first.
-func emailOf(l *leads.Lead) string {
-	if e := deref(l.EmailWork); e != "" {
-		return e
-	}
-	return deref(l.EmailPersonal)
-}
 
 // varsOf returns the template variables of a lead.
 func varsOf(l *leads.Lead) sequences.Vars {

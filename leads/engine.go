@@ -2,7 +2,42 @@ package leads
 
 import (
 	"context"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/workspace"
 )
+
+// Person is what the blacklist is checked against: the lead's company,
+// emails and LinkedIn identities.
+func (l *Lead) Person() workspace.Person {
+	return workspace.Person{Company: apikit.Deref(l.Company), Emails: present(apikit.Deref(l.EmailWork), apikit.Deref(l.EmailPersonal)),
+		LinkedIn: present(apikit.Deref(l.PublicIdentifier), apikit.Deref(l.LinkedInID))}
+}
+
+// Address is where email goes to the lead: the work email first.
+func (l *Lead) Address() string {
+	if e := apikit.Deref(l.EmailWork); e != "" {
+		return e
+	}
+	return apikit.Deref(l.EmailPersonal)
+}
+
+// Recipient is the lead as a transport needs it.
+func (l *Lead) Recipient() senders.Recipient {
+	return senders.Recipient{LeadID: l.ID, Name: apikit.Deref(l.Name), LinkedInID: apikit.Deref(l.LinkedInID),
+		PublicIdentifier: apikit.Deref(l.PublicIdentifier), ProviderID: apikit.Deref(l.ProviderID), Email: l.Address()}
+}
+
+func present(vals ...string) []string {
+	var out []string
+	for _, v := range vals {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 // ByIDs returns the workspace's leads among ids (unknown ids are left
 // out), for the engine: enrollments check them against every rule.

@@ -302,20 +302,26 @@ func (n *Network) Lookup(ctx context.Context, key string) (senders.Result, bool,
 	return r, ok, nil
 }
 
-// Inbound hands over, once each, the events due up to until. A real reply
-// handed over starts the lead's reply-stop in the network's judgement.
+// Inbound hands over, once each, the events due up to until. A reply a
+// person wrote (not an auto-reply) handed over starts the lead's
+// reply-stop in the network's judgement; replies are handed over without
+// saying which they are.
 func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbound, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(until) })
 	out := slices.Clone(n.pending[:i])
 	n.pending = n.pending[i:]
-	for _, in := range out {
+	for k, in := range out {
 		if in.Kind == senders.InboundReply && !in.AutoReply {
 			if _, ok := n.replied[in.LeadID]; !ok {
 				n.replied[in.LeadID] = until
 			}
 		}
+		// AutoReply is the network's own knowledge of who wrote a reply.
+		// Providers do not say it: the platform must tell from the
+		// message, as it must with a real mailbox.
+		out[k].AutoReply = false
 	}
 	return out, nil
 }

@@ -51,11 +51,7 @@ func (s *Server) registerEnrollments() {
 			"warnings, and when their first action would happen at the senders' effective caps and schedules.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleMember, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *enrollInput) (*dataOutput[*enrollments.Preview], error) {
-		pv, err := s.enrollments.Preview(ctx, p, in.Body)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(pv), nil
+		return dataFrom(s.enrollments.Preview(ctx, p, in.Body))
 	})
 
 	register(s, huma.Operation{
@@ -65,11 +61,7 @@ func (s *Server) registerEnrollments() {
 			"possibly fewer than previewed. Enrolling into a draft or paused sequence is allowed (with a warning); an invalid graph gives 422 E_GRAPH_INVALID.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleMember, apikit.ClassSpend, func(ctx context.Context, p apikit.Principal, in *enrollInput) (*dataOutput[*enrollments.CommitResult], error) {
-		res, err := s.enrollments.Commit(ctx, p, in.Body)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(res), nil
+		return dataFrom(s.enrollments.Commit(ctx, p, in.Body))
 	})
 
 	register(s, huma.Operation{
@@ -96,11 +88,7 @@ func (s *Server) registerEnrollments() {
 			OperationID: t.verb + "-enrollment", Method: http.MethodPost, Path: "/v1/enrollments/{id}/" + t.verb, Tags: tags,
 			Summary: t.summary, Description: t.desc, Errors: []int{http.StatusNotFound},
 		}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *enrollmentIDInput) (*dataOutput[*enrollments.Enrollment], error) {
-			e, err := t.fn(ctx, p, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return dataOf(e), nil
+			return dataFrom(t.fn(ctx, p, in.ID))
 		})
 	}
 
@@ -124,11 +112,7 @@ func (s *Server) registerEnrollments() {
 		Summary: "A sequence's numbers", Description: "Per step entered, done, failed and waiting; enrollments per status; acceptance and reply rates.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*enrollments.SequenceStats], error) {
-		st, err := s.enrollments.Stats(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(st), nil
+		return dataFrom(s.enrollments.Stats(ctx, p, in.ID))
 	})
 
 	register(s, huma.Operation{
@@ -150,11 +134,7 @@ func (s *Server) registerEnrollments() {
 			"schedules, caps, warm-up, health and note quota, tasks, failed enrollments and do-not-contact leads.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*enrollments.WhyNotSending], error) {
-		w, err := s.enrollments.WhyNotSending(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(w), nil
+		return dataFrom(s.enrollments.WhyNotSending(ctx, p, in.ID))
 	})
 
 	register(s, huma.Operation{
@@ -167,11 +147,7 @@ func (s *Server) registerEnrollments() {
 		if err != nil {
 			return nil, err
 		}
-		c, err := s.enrollments.Capacity(ctx, p, sd)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(c), nil
+		return dataFrom(s.enrollments.Capacity(ctx, p, sd))
 	})
 }
 

@@ -34,6 +34,14 @@ func dataOf[T any](v T) *dataOutput[T] {
 	return out
 }
 
+// dataFrom answers with v, or with err when there is one.
+func dataFrom[T any](v T, err error) (*dataOutput[T], error) {
+	if err != nil {
+		return nil, err
+	}
+	return dataOf(v), nil
+}
+
 type pageOutput[T any] struct {
 	Body apikit.Page[T]
 }
@@ -58,11 +66,7 @@ func (s *Server) registerSenders() {
 		Summary: "Get a sender", Description: "The sender with its schedule, caps, warm-up and health state.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *senderIDInput) (*dataOutput[*senders.Sender], error) {
-		sd, err := s.senders.Visible(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(sd), nil
+		return dataFrom(s.senders.Visible(ctx, p, in.ID))
 	})
 
 	register(s, huma.Operation{
@@ -72,11 +76,7 @@ func (s *Server) registerSenders() {
 			"(auth_failed, restriction_notice, limit_notice) and the sender's own numbers (low_acceptance below 20% over the latest 50 to 100 settled invitations, too_many_pending above 500).",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *senderIDInput) (*dataOutput[*senders.HealthView], error) {
-		h, err := s.senders.Health(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(h), nil
+		return dataFrom(s.senders.Health(ctx, p, in.ID))
 	})
 
 	register(s, huma.Operation{
@@ -86,10 +86,6 @@ func (s *Server) registerSenders() {
 			"the warm-up ramp and the health limit. Budgets reset at the sender's local midnight (resets_at).",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *senderIDInput) (*dataOutput[*senders.Budgets], error) {
-		b, err := s.senders.Budgets(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(b), nil
+		return dataFrom(s.senders.Budgets(ctx, p, in.ID))
 	})
 }

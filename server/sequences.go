@@ -45,11 +45,7 @@ func (s *Server) registerSequences() {
 		if err != nil {
 			return nil, err
 		}
-		v, err := s.sequences.View(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(v), nil
+		return dataFrom(s.sequences.View(ctx, q))
 	})
 
 	register(s, huma.Operation{
@@ -59,11 +55,7 @@ func (s *Server) registerSequences() {
 			"Activating an active sequence changes nothing.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleManager, apikit.ClassSpend, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.SequenceView], error) {
-		v, err := s.sequences.Activate(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(v), nil
+		return dataFrom(s.sequences.Activate(ctx, p, in.ID))
 	})
 
 	register(s, huma.Operation{
@@ -73,10 +65,6 @@ func (s *Server) registerSequences() {
 			"Pausing a paused sequence changes nothing; a draft gives 409 E_CONFLICT.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.SequenceView], error) {
-		v, err := s.sequences.Pause(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(v), nil
+		return dataFrom(s.sequences.Pause(ctx, p, in.ID))
 	})
 }

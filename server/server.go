@@ -16,6 +16,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
@@ -33,6 +34,9 @@ type Config struct {
 	Clock  apikit.Clock // default: the system clock
 	Logger *slog.Logger // default: slog.Default()
 	Limits RateLimits   // default: DefaultRateLimits
+	// Transports are what members' replies go through when no runner was
+	// made with Runner (an API server apart from its workers).
+	Transports map[string]senders.Transport
 }
 
 // Server is leadline's HTTP API.
@@ -47,6 +51,7 @@ type Server struct {
 	sequences   *sequences.Service
 	enrollments *enrollments.Service
 	tasks       *tasks.Service
+	inbox       *inbox.Service
 	limiter     *limiter
 	idem        *idempotency
 	mux         *http.ServeMux
@@ -67,6 +72,9 @@ func New(cfg Config) *Server {
 		cfg.Limits = DefaultRateLimits
 	}
 	pl := enrollments.NewPlatform(cfg.DB, cfg.Clock)
+	if cfg.Transports != nil {
+		pl.Inbox.UseTransports(cfg.Transports)
+	}
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: pl.Workspaces, events: pl.Log,
@@ -75,6 +83,7 @@ func New(cfg Config) *Server {
 		sequences:   pl.Sequences,
 		enrollments: pl.Enrollments,
 		tasks:       pl.Tasks,
+		inbox:       pl.Inbox,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),
 		mux:         http.NewServeMux(),
@@ -105,6 +114,7 @@ func New(cfg Config) *Server {
 	s.registerSenders()
 	s.registerSequences()
 	s.registerEnrollments()
+	s.registerThreads()
 	s.registerTasks()
 	s.canonicalIDs()
 	return s

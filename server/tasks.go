@@ -54,11 +54,7 @@ func (s *Server) registerTasks() {
 		OperationID: "get-task", Method: http.MethodGet, Path: "/v1/tasks/{id}", Tags: tags,
 		Summary: "Get a task", Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *taskIDInput) (*dataOutput[*tasks.Task], error) {
-		t, err := s.tasks.Visible(ctx, p, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(t), nil
+		return dataFrom(s.tasks.Visible(ctx, p, in.ID))
 	})
 
 	register(s, huma.Operation{
@@ -68,10 +64,6 @@ func (s *Server) registerTasks() {
 			"(a paused enrollment moves on when resumed). A task completed already gives 409 E_CONFLICT.",
 		Errors: []int{http.StatusNotFound, http.StatusConflict},
 	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *completeTaskInput) (*dataOutput[*tasks.Task], error) {
-		t, err := s.tasks.Complete(ctx, p, in.ID, in.Body)
-		if err != nil {
-			return nil, err
-		}
-		return dataOf(t), nil
+		return dataFrom(s.tasks.Complete(ctx, p, in.ID, in.Body))
 	})
 }

@@ -446,3 +446,13 @@ func (s *Service) WorkspaceByID(ctx context.Context, id string) (*Workspace, err
 	w := new(Workspace)
 	return w, s.db.IDB(ctx).NewSelect().Model(w).Where("id = ?", id).Scan(ctx)
 }
+
+// IsMember reports whether memberID is an active member of the workspace,
+// for assigning work to people.
+func (s *Service) IsMember(ctx context.Context, workspaceID, memberID string) (bool, error) {
+	if !apikit.ValidID(memberID) {
+		return false, nil
+	}
+	return s.db.IDB(ctx).NewSelect().Model((*Member)(nil)).
+		Where("workspace_id = ? AND id = ? AND active", workspaceID, memberID).Exists(ctx)
+}

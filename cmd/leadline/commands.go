@@ -73,7 +73,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer d.Close()
-	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits})
+	ts := transports(time.Now().UnixNano())
+	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits, Transports: ts})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
@@ -86,7 +87,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *runner {
 		go func() {
 			defer close(runnerDone)
-			srv.Runner(transports(time.Now().UnixNano())).Run(runCtx, *tick)
+			srv.Runner(ts).Run(runCtx, *tick)
 		}()
 	} else {
 		close(runnerDone)

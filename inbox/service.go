@@ -1,0 +1,570 @@
+package inbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Senders is what the inbox needs of the senders area.
+type Senders interface {
+	Sender(ctx context.Context, id string) (*senders.Sender, error)
+	Reserve(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) (*senders.Blocked, error)
+	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
+	Signal(ctx context.Context, s *senders.Sender, signal, message string) error
+}
+
+// Leads is what the inbox needs of the leads area.
+type Leads interface {
+	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]leads.Lead, error)
+}
+
+// Catalog is what the inbox needs of the workspace area.
+type Catalog interface {
+	BlacklistHits(ctx context.Context, workspaceID string, people []workspace.Person) ([]string, error)
+	IsMember(ctx context.Context, workspaceID, memberID string) (bool, error)
+}
+
+// EventLog is what the inbox needs of the activity log.
+type EventLog = events.Emitter
+
+// Service holds the inbox rules.
+type Service struct {
+	db         *db.DB
+	store      Store
+	clock      apikit.Clock
+	senders    Senders
+	leads      Leads
+	catalog    Catalog
+	log        EventLog
+	classifier Classifier
+
+	mu         sync.RWMutex
+	transports map[string]senders.Transport
+}
+
+// NewService returns the inbox on d, reading replies with the built-in
+// classifier.
+func NewService(d *db.DB, clock apikit.Clock, ss Senders, ls Leads, cat Catalog, log EventLog) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, senders: ss, leads: ls, catalog: cat, log: log, classifier: Rules{}}
+}
+
+// UseClassifier replaces the built-in classifier, for example with a
+// model-backed one.
+func (svc *Service) UseClassifier(c Classifier) { svc.classifier = c }
+
+// UseTransports sets the transports members' replies go through: the same
+// ones the runner sends with.
+func (svc *Service) UseTransports(ts map[string]senders.Transport) {
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	svc.transports = ts
+}
+
+func (svc *Service) transport(name string) senders.Transport {
+	svc.mu.RLock()
+	defer svc.mu.RUnlock()
+	return svc.transports[name]
+}
+
+// Outgoing is a message the runner sent in a sequence.
+type Outgoing struct {
+	WorkspaceID       string
+	ClientID          *string
+	Sender            *senders.Sender
+	LeadID            string
+	SequenceID        string
+	EnrollmentID      string
+	Subject           string
+	Body              string
+	ProviderMessageID string
+	At                time.Time
+}
+
+// RecordSent puts a message the runner sent into its thread, inside the
+// transaction ctx carries.
+func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
+	th, err := svc.conversation(ctx, o.WorkspaceID, o.ClientID, o.Sender, o.LeadID, o.At)
+	if err != nil {
+		return err
+	}
+	m := &Message{ID: apikit.NewID(), WorkspaceID: o.WorkspaceID, ThreadID: th.ID, Direction: Out, Status: Sent,
+		Subject: optional(o.Subject), Body: o.Body, ProviderMessageID: optional(o.ProviderMessageID), SentAt: o.At, CreatedAt: svc.clock.Now()}
+	added, err := svc.store.AddMessage(ctx, m)
+	if err != nil || !added {
+		return err
+	}
+	th.SequenceID, th.EnrollmentID = optional(o.SequenceID), optional(o.EnrollmentID)
+	svc.count(th, o.At)
+	return svc.store.SaveThread(ctx, th)
+}
+
+// conversation returns (making it if need be) the thread of a sender and a
+// lead, locked for this transaction on Postgres.
+func (svc *Service) conversation(ctx context.Context, workspaceID string, clientID *string, s *senders.Sender, leadID string, at time.Time) (*Thread, error) {
+	now := svc.clock.Now()
+	return svc.store.Conversation(ctx, &Thread{ID: apikit.NewID(), WorkspaceID: workspaceID, ClientID: clientID, SenderID: s.ID,
+		LeadID: leadID, Channel: s.Channel, LastMessageAt: at, CreatedAt: now, UpdatedAt: now})
+}
+
+// count adds one message at at to th.
+func (svc *Service) count(th *Thread, at time.Time) {
+	th.MessageCount++
+	if at.After(th.LastMessageAt) {
+		th.LastMessageAt = at
+	}
+	th.UpdatedAt = svc.clock.Now()
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Arrived is a reply a transport reported.
+type Arrived struct {
+	WorkspaceID       string
+	Sender            *senders.Sender
+	LeadID            string
+	SequenceID        string // the enrollment it answers, when the lead has one with this sender
+	EnrollmentID      string
+	ProviderMessageID string
+	Subject           string
+	Body              string
+	Headers           map[string]string
+	// AutoReply: the transport itself marked it as sent by a machine.
+	AutoReply bool
+	At        time.Time
+}
+
+// Received is what came of an arrived reply.
+type Received struct {
+	Thread  *Thread
+	Message *Message
+	Read    Classification
+	// Duplicate: the provider message was taken in before; nothing changed.
+	Duplicate bool
+}
+
+// Receive takes in a reply inside the transaction ctx carries: it lands in
+// its thread once per provider message id, is classified, and fires
+// message.classified. What the reply means for enrollments (reply-stop, an
+// out-of-office delay) is the caller's to do with Read.
+func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
+	ls, err := svc.leads.ByIDs(ctx, a.WorkspaceID, []string{a.LeadID})
+	if err != nil {
+		return nil, err
+	}
+	if len(ls) == 0 {
+		return nil, fmt.Errorf("inbox: reply for unknown lead %s", a.LeadID)
+	}
+	th, err := svc.conversation(ctx, a.WorkspaceID, ls[0].ClientID, a.Sender, a.LeadID, a.At)
+	if err != nil {
+		return nil, err
+	}
+	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
+	if err != nil {
+		return nil, fmt.Errorf("inbox: classify: %w", err)
+	}
+	if !read.Intent.Valid() {
+		read.Intent = Unclear
+	}
+	if a.AutoReply && !read.AutoReply {
+		read.AutoReply, read.Intent = true, OutOfOffice
+	}
+	m := &Message{ID: apikit.NewID(), WorkspaceID: a.WorkspaceID, ThreadID: th.ID, Direction: In, Status: Sent,
+		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent,
+		ProviderMessageID: optional(a.ProviderMessageID), SentAt: a.At, CreatedAt: svc.clock.Now()}
+	added, err := svc.store.AddMessage(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if !added {
+		return &Received{Thread: th, Read: read, Duplicate: true}, nil
+	}
+	if a.SequenceID != "" {
+		th.SequenceID, th.EnrollmentID = &a.SequenceID, optional(a.EnrollmentID)
+	}
+	// A person's reply sets the thread's intent; an auto-reply only when
+	// nothing a person wrote has been read yet.
+	if !read.AutoReply || th.Intent == nil || *th.Intent == OutOfOffice {
+		intent, source := read.Intent, SourceAuto
+		th.Intent, th.IntentSource = &intent, &source
+	}
+	th.Unread = true
+	svc.count(th, a.At)
+	if err := svc.store.SaveThread(ctx, th); err != nil {
+		return nil, err
+	}
+	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, ""); err != nil {
+		return nil, err
+	}
+	return &Received{Thread: th, Message: m, Read: read}, nil
+}
+
+// classified writes message.classified for m (nil: a thread without a
+// reply) read as intent.
+func (svc *Service) classified(ctx context.Context, th *Thread, m *Message, intent Intent, source, memberID string) error {
+	data := map[string]any{"thread_id": th.ID, "lead_id": th.LeadID, "sender_id": th.SenderID, "sequence_id": th.SequenceID,
+		"intent": string(intent), "intent_source": source, "message_id": nil, "auto_reply": false}
+	if m != nil {
+		data["message_id"], data["auto_reply"] = m.ID, m.AutoReply
+	}
+	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+		SequenceID: apikit.Deref(th.SequenceID), EnrollmentID: apikit.Deref(th.EnrollmentID), Kind: EventClassified, MemberID: memberID, Data: data}})
+}
+
+// Visible returns the thread with id if the principal may see it.
+// Returns E_NOT_FOUND if it does not exist or is outside the key's scope.
+func (svc *Service) Visible(ctx context.Context, p apikit.Principal, id string, lock bool) (*Thread, error) {
+	return db.Visible(p, "Thread", id, func() (*Thread, error) { return svc.store.ByID(ctx, p.WorkspaceID, id, lock) },
+		func(t *Thread) *string { return t.ClientID })
+}
+
+// List returns one page of the threads visible to the principal, newest
+// activity first.
+// Returns E_PAYLOAD_INVALID for a bad page or intent and E_FORBIDDEN for a
+// client filter outside the key's scope.
+func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[Thread], error) {
+	if err := apikit.CheckPage(&f.Limit, f.Offset); err != nil {
+		return apikit.Page[Thread]{}, err
+	}
+	if f.Intent != "" && !f.Intent.Valid() {
+		return apikit.Page[Thread]{}, badIntent(f.Intent)
+	}
+	if err := apikit.CheckClientFilter(p, f.ClientID); err != nil {
+		return apikit.Page[Thread]{}, err
+	}
+	ts, total, err := svc.store.List(ctx, p.WorkspaceID, p.ClientIDs, f)
+	if err != nil {
+		return apikit.Page[Thread]{}, err
+	}
+	return apikit.NewPage(ts, total, f.Limit, f.Offset), nil
+}
+
+// Get returns the thread with its messages, oldest first. Reading changes
+// nothing: marking a thread read is MarkRead.
+// Returns E_NOT_FOUND if it is not visible.
+func (svc *Service) Get(ctx context.Context, p apikit.Principal, id string) (*ThreadView, error) {
+	th, err := svc.Visible(ctx, p, id, false)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := svc.store.Messages(ctx, th.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ms == nil {
+		ms = []Message{}
+	}
+	return &ThreadView{Thread: *th, Messages: ms}, nil
+}
+
+func badIntent(i Intent) error {
+	names := make([]string, len(Intents))
+	for k, v := range Intents {
+		names[k] = string(v)
+	}
+	return apikit.Invalid(fmt.Sprintf("intent %q is not one of %s.", i, strings.Join(names, ", ")), "Send one of the seven intents.")
+}
+
+// SetIntent sets a thread's intent by hand (intent_source manual). It
+// fires message.classified again only when the intent changed.
+// Returns E_PAYLOAD_INVALID for an intent outside the seven and E_NOT_FOUND
+// if the thread is not visible.
+func (svc *Service) SetIntent(ctx context.Context, p apikit.Principal, id string, intent Intent) (*Thread, error) {
+	if !intent.Valid() {
+		return nil, badIntent(intent)
+	}
+	var th *Thread
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if th, err = svc.Visible(ctx, p, id, true); err != nil {
+			return err
+		}
+		changed := th.Intent == nil || *th.Intent != intent
+		source := SourceManual
+		th.Intent, th.IntentSource, th.UpdatedAt = &intent, &source, svc.clock.Now()
+		if err := svc.store.SaveThread(ctx, th); err != nil || !changed {
+			return err
+		}
+		m, err := svc.store.LastInbound(ctx, th.ID)
+		if db.IsNoRows(err) {
+			m, err = nil, nil
+		}
+		if err != nil {
+			return err
+		}
+		return svc.classified(ctx, th, m, intent, SourceManual, p.MemberID)
+	})
+	return th, err
+}
+
+// SetAssignee gives the thread to a member of the workspace, or to nobody
+// (nil).
+// Returns E_PAYLOAD_INVALID for an id that is not an active member and
+// E_NOT_FOUND if the thread is not visible.
+func (svc *Service) SetAssignee(ctx context.Context, p apikit.Principal, id string, assigneeID *string) (*Thread, error) {
+	var th *Thread
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if th, err = svc.Visible(ctx, p, id, true); err != nil {
+			return err
+		}
+		if assigneeID != nil {
+			ok, err := svc.catalog.IsMember(ctx, p.WorkspaceID, *assigneeID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return apikit.Invalid(fmt.Sprintf("assignee_id %s is not an active member of this workspace.", *assigneeID),
+					"Assign the thread to a member of the workspace, or send null to unassign it.")
+			}
+		}
+		if apikit.Deref(th.AssigneeID) == apikit.Deref(assigneeID) {
+			return nil
+		}
+		th.AssigneeID, th.UpdatedAt = assigneeID, svc.clock.Now()
+		if err := svc.store.SaveThread(ctx, th); err != nil {
+			return err
+		}
+		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+			Kind: EventAssigned, MemberID: p.MemberID, Data: map[string]any{"thread_id": th.ID, "assignee_id": assigneeID}}})
+	})
+	return th, err
+}
+
+// MarkRead marks the thread read.
+// Returns E_NOT_FOUND if it is not visible.
+func (svc *Service) MarkRead(ctx context.Context, p apikit.Principal, id string) (*Thread, error) {
+	var th *Thread
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if th, err = svc.Visible(ctx, p, id, true); err != nil || !th.Unread {
+			return err
+		}
+		th.Unread, th.UpdatedAt = false, svc.clock.Now()
+		return svc.store.SaveThread(ctx, th)
+	})
+	return th, err
+}
+
+// ReplyInput is the body of a member's reply.
+type ReplyInput struct {
+	Body    string `json:"body" minLength:"1" maxLength:"20000" doc:"The text; at most 8,000 characters on LinkedIn."`
+	Subject string `json:"subject,omitempty" maxLength:"500" doc:"Email threads only; by default Re: and the thread's latest subject."`
+}
+
+// maxLinkedInMessage is the longest message LinkedIn takes.
+const maxLinkedInMessage = 8000
+
+// Reply sends a member's message through the thread's sender and
+// transport. It counts against the sender's message or email cap; outside
+// working hours it is still sent (a person answers a person). The message
+// is recorded as sending before the transport is called and as sent after,
+// so that a crash in between leaves a trace instead of a lost message.
+// Returns E_NOT_FOUND if the thread is not visible, E_PAYLOAD_INVALID for
+// a bad body or subject, and E_CONFLICT when the lead is do-not-contact or
+// blacklisted, the sender is restricted or disconnected, its cap is used
+// up, or the provider refused the message.
+func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in ReplyInput) (*Message, error) {
+	if strings.TrimSpace(in.Body) == "" {
+		return nil, apikit.Invalid("body is empty.", "Send the text of the reply in body.")
+	}
+	var (
+		th     *Thread
+		s      *senders.Sender
+		lead   *leads.Lead
+		m      *Message
+		action senders.Action
+	)
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if th, err = svc.Visible(ctx, p, id, true); err != nil {
+			return err
+		}
+		if s, err = svc.senders.Sender(ctx, th.SenderID); err != nil {
+			return err
+		}
+		action = senders.Message
+		if s.Channel == senders.Email {
+			action = senders.SendEmail
+			if in.Subject == "" {
+				in.Subject = svc.replySubject(ctx, th)
+			}
+		} else if in.Subject != "" {
+			return apikit.Invalid("subject is for email threads; this thread is on LinkedIn.", "Leave subject out.")
+		} else if utf8.RuneCountInString(in.Body) > maxLinkedInMessage {
+			return apikit.Invalid(fmt.Sprintf("body has %d characters; LinkedIn takes at most %d.", utf8.RuneCountInString(in.Body), maxLinkedInMessage),
+				"Shorten the message.")
+		}
+		ls, err := svc.leads.ByIDs(ctx, th.WorkspaceID, []string{th.LeadID})
+		if err != nil {
+			return err
+		}
+		if len(ls) == 0 {
+			return apikit.NotFound("Thread " + id)
+		}
+		lead = &ls[0]
+		if err := svc.mayReply(ctx, s, lead); err != nil {
+			return err
+		}
+		if svc.transport(s.Transport) == nil {
+			return apikit.Conflict(fmt.Sprintf("The sender %s's transport (%s) is not running in this process.", s.Name, s.Transport),
+				"Reply through a leadline server that runs the sender's transport (leadline serve).")
+		}
+		now := svc.clock.Now()
+		blocked, err := svc.senders.Reserve(ctx, s, action, now)
+		if err != nil {
+			return err
+		}
+		if blocked != nil {
+			return capConflict(s, blocked)
+		}
+		m = &Message{ID: apikit.NewID(), WorkspaceID: th.WorkspaceID, ThreadID: th.ID, Direction: Out, Status: Sending,
+			Subject: optional(in.Subject), Body: in.Body, SentBy: optional(p.MemberID), SentAt: now, CreatedAt: now}
+		_, err = svc.store.AddMessage(ctx, m)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	t := svc.transport(s.Transport)
+	key := "reply:" + m.ID
+	res, perr := t.Perform(ctx, senders.Request{Key: key, Sender: s, Action: action, Lead: lead.Recipient(),
+		Subject: in.Subject, Body: in.Body, Purpose: "reply"})
+	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
+		// The outcome is unknown: the transport's record says whether the
+		// key was performed.
+		var found bool
+		var lerr error
+		if res, found, lerr = t.Lookup(ctx, key); lerr == nil && found {
+			perr = nil
+		} else {
+			perr = &senders.TransportError{Kind: senders.Transient, Code: "no_answer", Message: "the provider did not answer"}
+		}
+	}
+	err = svc.db.InTx(ctx, func(ctx context.Context) error {
+		if perr != nil {
+			return svc.unsent(ctx, s, action, m, perr)
+		}
+		return svc.sent(ctx, p, th.ID, m, action, res)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if perr != nil {
+		te, _ := senders.AsTransportError(perr)
+		remedy := "This message cannot reach the lead; nothing was sent."
+		if te.Kind == senders.Transient {
+			remedy = "Nothing was sent; try again in a few minutes."
+		} else if te.Kind == senders.SenderLevel {
+			remedy = "Nothing was sent; GET /v1/senders/{id}/health shows the sender's state."
+		}
+		return nil, apikit.Conflict(fmt.Sprintf("The provider refused the message (%s): %s.", te.Code, te.Message), remedy)
+	}
+	return m, nil
+}
+
+// replySubject is "Re: " and the thread's latest subject.
+func (svc *Service) replySubject(ctx context.Context, th *Thread) string {
+	ms, err := svc.store.Messages(ctx, th.ID)
+	if err != nil {
+		return ""
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		if sub := apikit.Deref(ms[i].Subject); sub != "" {
+			if strings.HasPrefix(strings.ToLower(sub), "re:") {
+				return sub
+			}
+			return "Re: " + sub
+		}
+	}
+	return ""
+}
+
+// mayReply refuses a reply the platform's rules forbid.
+func (svc *Service) mayReply(ctx context.Context, s *senders.Sender, l *leads.Lead) error {
+	if l.DoNotContact {
+		return apikit.Conflict("The lead is do-not-contact: nothing is sent to them.",
+			"Leave the conversation; if the lead asked to hear from you again, clear it with DELETE /v1/leads/{id}/suppress first.")
+	}
+	hits, err := svc.catalog.BlacklistHits(ctx, l.WorkspaceID, []workspace.Person{l.Person()})
+	if err != nil {
+		return err
+	}
+	if hits[0] != "" {
+		return apikit.Conflict("The lead is on the workspace's blacklist ("+hits[0]+"): nothing is sent to them.",
+			"Remove the entry from the blacklist in the setup file and apply it, if it is wrong.")
+	}
+	switch s.Health {
+	case senders.Restricted:
+		return apikit.Conflict(fmt.Sprintf("The sender %s is restricted by its provider: it sends nothing.", s.Name),
+			"Wait for the restriction to end (GET /v1/senders/{id}/health), or answer from another account.")
+	case senders.Disconnected:
+		return apikit.Conflict(fmt.Sprintf("The sender %s is disconnected: it sends nothing.", s.Name),
+			"Reconnect the account with its provider, then reply again.")
+	}
+	return nil
+}
+
+// capConflict is the refusal of a reply held by a limit.
+func capConflict(s *senders.Sender, b *senders.Blocked) error {
+	what := map[string]string{
+		"daily_cap_reached": "used today's %s budget", "warmup_limit": "reached today's %s limit of its warm-up ramp",
+		"sender_restricted": "is restricted (%s)", "sender_disconnected": "is disconnected (%s)",
+	}[b.Code]
+	if what == "" {
+		what = "may send no more %s today (" + b.Code + ")"
+	}
+	return apikit.Conflict(fmt.Sprintf("The sender %s "+what+".", s.Name, b.Action),
+		fmt.Sprintf("Reply after %s, when the sender's budget resets, or from another sender.", b.Until.Format(time.RFC3339)))
+}
+
+// sent records a member's message as sent.
+func (svc *Service) sent(ctx context.Context, p apikit.Principal, threadID string, m *Message, action senders.Action, res senders.Result) error {
+	th, err := svc.store.ByID(ctx, p.WorkspaceID, threadID, true)
+	if err != nil {
+		return err
+	}
+	now := svc.clock.Now()
+	m.Status, m.ProviderMessageID, m.SentAt = Sent, optional(res.ProviderMessageID), now
+	if err := svc.store.SaveMessage(ctx, m); err != nil {
+		return err
+	}
+	th.Unread = false
+	svc.count(th, now)
+	if err := svc.store.SaveThread(ctx, th); err != nil {
+		return err
+	}
+	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+		SequenceID: apikit.Deref(th.SequenceID), Kind: "action.sent", MemberID: p.MemberID,
+		Data: map[string]any{"action": string(action), "purpose": "reply", "thread_id": th.ID, "message_id": m.ID}}})
+}
+
+// unsent undoes a member's message the provider did not take: the budget
+// goes back and the message is removed; a sender-level error changes the
+// sender's health.
+func (svc *Service) unsent(ctx context.Context, s *senders.Sender, action senders.Action, m *Message, perr error) error {
+	if err := svc.senders.GiveBack(ctx, s, action, m.SentAt); err != nil {
+		return err
+	}
+	if te, ok := senders.AsTransportError(perr); ok && te.Kind == senders.SenderLevel {
+		if err := svc.senders.Signal(ctx, s, te.Signal, te.Message); err != nil {
+			return err
+		}
+	}
+	return svc.store.DeleteMessage(ctx, m)
+}

@@ -1,0 +1,159 @@
+package inbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Store is the persistence the inbox needs. BunStore serves it on SQLite
+// and Postgres; every method joins the transaction in ctx.
+type Store interface {
+	// Conversation returns the thread of sender, lead and channel, making
+	// it (from t) when there is none; inside a transaction on Postgres
+	// the row stays locked until commit.
+	Conversation(ctx context.Context, t *Thread) (*Thread, error)
+	ByID(ctx context.Context, workspaceID, id string, lock bool) (*Thread, error)
+	SaveThread(ctx context.Context, t *Thread) error
+	// AddMessage inserts m unless its thread has the same provider
+	// message in the same direction; it reports whether it inserted.
+	AddMessage(ctx context.Context, m *Message) (bool, error)
+	SaveMessage(ctx context.Context, m *Message) error
+	DeleteMessage(ctx context.Context, m *Message) error
+	Messages(ctx context.Context, threadID string) ([]Message, error)
+	LastInbound(ctx context.Context, threadID string) (*Message, error)
+	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Thread, int, error)
+}
+
+// Filter narrows a list of threads.
+type Filter struct {
+	Intent       Intent
+	AssigneeID   string // "none": unassigned
+	SenderID     string
+	SequenceID   string
+	ClientID     string
+	LeadID       string
+	Unread       *bool
+	UpdatedSince *time.Time
+	Limit        int
+	Offset       int
+}
+
+// BunStore is the Store on bun, for both engines.
+type BunStore struct{ db *db.DB }
+
+// NewBunStore returns the store on d.
+func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+
+func (b *BunStore) locked(ctx context.Context, q *bun.SelectQuery) *bun.SelectQuery {
+	if _, inTx := b.db.IDB(ctx).(bun.Tx); inTx && b.db.Engine == db.Postgres {
+		return q.For("UPDATE")
+	}
+	return q
+}
+
+// Conversation returns, or makes, the thread of t's sender, lead and channel.
+func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error) {
+	idb := b.db.IDB(ctx)
+	if _, err := db.InsertIfAbsent(ctx, idb, t, "sender_id, lead_id, channel"); err != nil {
+		return nil, err
+	}
+	out := new(Thread)
+	err := b.locked(ctx, idb.NewSelect().Model(out).
+		Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", t.SenderID, t.LeadID, t.Channel)).Scan(ctx)
+	return out, err
+}
+
+// ByID returns the workspace's thread with id, locked on Postgres when
+// lock is set and ctx carries a transaction.
+func (b *BunStore) ByID(ctx context.Context, workspaceID, id string, lock bool) (*Thread, error) {
+	t := new(Thread)
+	q := b.db.IDB(ctx).NewSelect().Model(t).Where("th.workspace_id = ? AND th.id = ?", workspaceID, id)
+	if lock {
+		q = b.locked(ctx, q)
+	}
+	return t, q.Scan(ctx)
+}
+
+// SaveThread writes t.
+func (b *BunStore) SaveThread(ctx context.Context, t *Thread) error {
+	_, err := b.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx)
+	return err
+}
+
+// AddMessage inserts m once per provider message.
+func (b *BunStore) AddMessage(ctx context.Context, m *Message) (bool, error) {
+	return db.InsertIfAbsent(ctx, b.db.IDB(ctx), m, "thread_id, direction, provider_message_id")
+}
+
+// SaveMessage writes m.
+func (b *BunStore) SaveMessage(ctx context.Context, m *Message) error {
+	_, err := b.db.IDB(ctx).NewUpdate().Model(m).WherePK().Exec(ctx)
+	return err
+}
+
+// DeleteMessage removes a message that was never sent.
+func (b *BunStore) DeleteMessage(ctx context.Context, m *Message) error {
+	_, err := b.db.IDB(ctx).NewDelete().Model(m).WherePK().Exec(ctx)
+	return err
+}
+
+// Messages returns a thread's messages, oldest first.
+func (b *BunStore) Messages(ctx context.Context, threadID string) ([]Message, error) {
+	var out []Message
+	err := b.db.IDB(ctx).NewSelect().Model(&out).Where("m.thread_id = ?", threadID).OrderExpr("m.sent_at, m.id").Scan(ctx)
+	return out, err
+}
+
+// LastInbound returns the thread's latest inbound message that a person
+// wrote (not an auto-reply), or the latest auto-reply when there is none.
+func (b *BunStore) LastInbound(ctx context.Context, threadID string) (*Message, error) {
+	m := new(Message)
+	err := b.db.IDB(ctx).NewSelect().Model(m).Where("m.thread_id = ? AND m.direction = ?", threadID, In).
+		OrderExpr("m.auto_reply, m.sent_at DESC, m.id DESC").Limit(1).Scan(ctx)
+	return m, err
+}
+
+// List returns one page of the workspace's threads, newest activity first.
+func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Thread, int, error) {
+	var out []Thread
+	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("th.workspace_id = ?", workspaceID)
+	if len(scope) > 0 {
+		q = q.Where("th.client_id IN (?)", bun.In(scope))
+	}
+	if f.Intent != "" {
+		q = q.Where("th.intent = ?", f.Intent)
+	}
+	switch f.AssigneeID {
+	case "":
+	case "none":
+		q = q.Where("th.assignee_id IS NULL")
+	default:
+		q = q.Where("th.assignee_id = ?", f.AssigneeID)
+	}
+	if f.SenderID != "" {
+		q = q.Where("th.sender_id = ?", f.SenderID)
+	}
+	if f.SequenceID != "" {
+		q = q.Where("th.sequence_id = ?", f.SequenceID)
+	}
+	if f.ClientID != "" {
+		q = q.Where("th.client_id = ?", f.ClientID)
+	}
+	if f.LeadID != "" {
+		q = q.Where("th.lead_id = ?", f.LeadID)
+	}
+	if f.Unread != nil {
+		q = q.Where("th.unread = ?", *f.Unread)
+	}
+	if f.UpdatedSince != nil {
+		q = q.Where("th.updated_at >= ?", *f.UpdatedSince)
+	}
+	n, err := q.OrderExpr("th.last_message_at DESC, th.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
+	return out, int(n), err
+}
+
+var _ Store = (*BunStore)(nil)
