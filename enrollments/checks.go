@@ -196,7 +196,7 @@ func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.
 		if err != nil || blocked != nil {
 			return err
 		}
-		req = &senders.Request{Key: "enrich:" + j.ID, Sender: s, Action: senders.ProfileView, Purpose: "enrichment",
+		req = &senders.Request{Key: "enrich:" + j.ID, Sender: s, Action: senders.ProfileView, Purpose: senders.PurposeEnrichment,
 			Lead: l.Recipient()}
 		return nil
 	})
@@ -222,6 +222,6 @@ func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.
 			return err
 		}
 		return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: j.LeadID, SenderID: s.ID, Kind: EventActionSent,
-			Data: map[string]any{"action": string(senders.ProfileView), "purpose": "enrichment"}}})
+			Data: map[string]any{"action": string(senders.ProfileView), "purpose": senders.PurposeEnrichment}}})
 	})
 }

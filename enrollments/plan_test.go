@@ -9,7 +9,9 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/tasks"
 )
 
@@ -37,6 +39,8 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 		queries := rec.During(func() {
 			must(e.svc.Preview(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: ids}))
 			must(e.svc.Commit(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: ids, Confirm: true}))
+			e.runUntil(monday.Add(6 * time.Hour))
+			e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], LeadID: ids[0], At: e.clock.Now(), ProviderMessageID: "p-1", Body: "Sounds good, Thursday?"})
 			e.runUntil(monday.Add(30 * time.Hour))
 			must(e.svc.WhyNotSending(ctx, e.p, e.ids["Berlin CTOs"]))
 			must(e.svc.Stats(ctx, e.p, e.ids["Berlin CTOs"]))
@@ -59,12 +63,29 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 				must(e.pl.Tasks.List(ctx, e.p, f))
 			}
 			must(e.pl.Tasks.List(ctx, apikit.Principal{WorkspaceID: e.p.WorkspaceID, ClientIDs: []string{e.ids["Globex"]}}, tasks.Filter{Status: tasks.Open, Limit: 50}))
+			since := monday
+			yes := true
+			for _, f := range []inbox.Filter{{}, {Intent: inbox.Interested}, {AssigneeID: "none"}, {AssigneeID: ids[0]}, {SenderID: e.ids["anna"]},
+				{SequenceID: e.ids["Berlin CTOs"]}, {ClientID: e.ids["Globex"]}, {LeadID: ids[0]}, {Unread: &yes}, {UpdatedSince: &since},
+				{Intent: inbox.Interested, Unread: &yes}} {
+				f.Limit = 50
+				must(e.pl.Inbox.List(ctx, e.p, f))
+			}
+			must(e.pl.Inbox.List(ctx, apikit.Principal{WorkspaceID: e.p.WorkspaceID, ClientIDs: []string{e.ids["Globex"]}}, inbox.Filter{Intent: inbox.Interested, Limit: 50}))
+			page, err := e.pl.Inbox.List(ctx, e.p, inbox.Filter{LeadID: ids[0], Limit: 1})
+			must(page, err)
+			if len(page.Data) == 0 {
+				t.Fatal("no thread for the reply")
+			}
+			must(e.pl.Inbox.Get(ctx, e.p, page.Data[0].ID))
+			must(e.pl.Inbox.SetIntent(ctx, e.p, page.Data[0].ID, inbox.NotNow))
+			must(e.pl.Inbox.MarkRead(ctx, e.p, page.Data[0].ID))
 		})
 		if len(queries) < 50 {
 			t.Fatalf("only %d queries recorded", len(queries))
 		}
 		// senders is left out: the hourly checks read every sender by design.
-		for _, table := range []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences", "tasks"} {
+		for _, table := range []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences", "tasks", "threads", "messages"} {
 			dbtest.AssertNoScan(t, d, table, "", queries)
 		}
 	})

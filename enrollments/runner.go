@@ -623,7 +623,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	if err := r.svc.store.Save(ctx, e); err != nil {
 		return nil, false, err
 	}
-	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: "sequence"}
+	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: senders.PurposeSequence}
 	return &call{e: e, q: q, step: step, sender: s, action: a, req: req}, false, nil
 }
 
@@ -676,7 +676,7 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 		if err := svc.store.SaveAction(ctx, a); err != nil {
 			return false, err
 		}
-		data := map[string]any{"action": a.Action, "purpose": "sequence"}
+		data := map[string]any{"action": a.Action, "purpose": senders.PurposeSequence}
 		if action == senders.Invite {
 			data["with_note"] = a.WithNote
 			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote); err != nil {

@@ -444,7 +444,7 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 	t := svc.transport(s.Transport)
 	key := "reply:" + m.ID
 	res, perr := t.Perform(ctx, senders.Request{Key: key, Sender: s, Action: action, Lead: lead.Recipient(),
-		Subject: in.Subject, Body: in.Body, Purpose: "reply"})
+		Subject: in.Subject, Body: in.Body, Purpose: senders.PurposeReply})
 	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
 		// The outcome is unknown: the transport's record says whether the
 		// key was performed.
@@ -551,7 +551,7 @@ func (svc *Service) sent(ctx context.Context, p apikit.Principal, threadID strin
 	}
 	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
 		SequenceID: apikit.Deref(th.SequenceID), Kind: "action.sent", MemberID: p.MemberID,
-		Data: map[string]any{"action": string(action), "purpose": "reply", "thread_id": th.ID, "message_id": m.ID}}})
+		Data: map[string]any{"action": string(action), "purpose": senders.PurposeReply, "thread_id": th.ID, "message_id": m.ID}}})
 }
 
 // unsent undoes a member's message the provider did not take: the budget

@@ -226,7 +226,10 @@ func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, d
 	if req.Action == senders.Invite && week > cfg.WeekCap() {
 		add("weekly_invite_cap", fmt.Sprintf("%d invitations in the 7 days to %s, cap %d", week, day, cfg.WeekCap()))
 	}
-	if !cfg.Schedule.Open(at, cfg.Location()) {
+	// A member's reply in a conversation is a person answering a person:
+	// working hours and reply-stop are rules of sequences, not of it.
+	manual := req.Purpose == senders.PurposeReply
+	if !manual && !cfg.Schedule.Open(at, cfg.Location()) {
 		add("schedule", "outside the sender's working hours at "+at.In(cfg.Location()).Format(time.RFC3339))
 	}
 	if t, ok := n.dnc[req.Lead.LeadID]; ok && !at.Before(t) {
@@ -235,7 +238,7 @@ func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, d
 	if n.blacklisted[req.Lead.LeadID] {
 		add("blacklist", "the lead is blacklisted")
 	}
-	if t, ok := n.replied[req.Lead.LeadID]; ok && at.After(t) && req.Purpose != "enrichment" {
+	if t, ok := n.replied[req.Lead.LeadID]; ok && at.After(t) && req.Purpose != senders.PurposeEnrichment && !manual {
 		add("reply_stop", "the lead replied; the reply was handed over at "+t.Format(time.RFC3339))
 	}
 }

@@ -28,10 +28,21 @@ type Request struct {
 	Note    string // invite
 	Subject string // inmail, email
 	Body    string // message, inmail, email
-	// Purpose is "sequence", or "enrichment" for a profile view made to
-	// enrich a lead.
+	// Purpose is why the action is performed: PurposeSequence,
+	// PurposeEnrichment or PurposeReply.
 	Purpose string
 }
+
+// Purposes of an action.
+const (
+	// PurposeSequence: a step of a sequence.
+	PurposeSequence = "sequence"
+	// PurposeEnrichment: a profile view made to enrich a lead.
+	PurposeEnrichment = "enrichment"
+	// PurposeReply: a member's reply in a conversation, sent at once and
+	// also outside working hours.
+	PurposeReply = "reply"
+)
 
 // Result is what a transport reports of a performed action.
 type Result struct {

@@ -1,0 +1,196 @@
+package server
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+)
+
+// addMailSequences adds an active one-email sequence for Globex and one
+// for Initech, both sent by the shared mailbox.
+func (e *env) addMailSequences() map[string]string {
+	e.t.Helper()
+	ids := e.addSenders()
+	ctx := context.Background()
+	w, _ := e.ws.ByName(ctx, "acme")
+	owner := sequences.Owner{WorkspaceID: w.ID, Clients: map[string]string{"Globex": e.ids["Globex"], "Initech": e.ids["Initech"]}}
+	var specs []sequences.Spec
+	for _, c := range []string{"Globex", "Initech"} {
+		specs = append(specs, sequences.Spec{Name: "Mail " + c, Client: c, Senders: []string{"mail"}, Steps: []sequences.Step{
+			{ID: "hi", Type: "email", Subject: "Hello {{first_name}}", Body: "Hi {{first_name}}"},
+		}})
+	}
+	if _, err := e.srv.sequences.Apply(ctx, owner, specs); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, c := range []string{"Globex", "Initech"} {
+		q, err := e.srv.sequences.ByName(ctx, w.ID, "Mail "+c)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		ids["Mail "+c] = q.ID
+		if r := e.call("POST", "/v1/sequences/"+q.ID+"/activate", "manager", nil); r.Status != 200 {
+			e.t.Fatalf("activate: %d %s", r.Status, r.Raw)
+		}
+	}
+	return ids
+}
+
+func TestThreadRoutes(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		ctx := context.Background()
+		ids := e.addMailSequences()
+		ann := e.lead("member", map[string]any{"name": "Ann Lee", "email_work": "ann@example.test", "client_id": e.ids["Globex"]})["id"].(string)
+		cy := e.lead("member", map[string]any{"name": "Cy Park", "email_work": "cy@example.test", "client_id": e.ids["Initech"]})["id"].(string)
+		for lead, seq := range map[string]string{ann: ids["Mail Globex"], cy: ids["Mail Initech"]} {
+			is.Equal(e.call("POST", "/v1/enrollments", "member", map[string]any{"sequence_id": seq, "lead_ids": []string{lead}, "confirm": true}).Status, 200)
+		}
+		net := sandbox.New(1, e.clock, sandbox.Rates{})
+		runner := e.srv.Runner(map[string]senders.Transport{senders.TransportSandbox: net})
+		tick := func() {
+			_, err := runner.Tick(ctx)
+			is.NoErr(err)
+		}
+		for range 12 {
+			tick()
+			e.clock.Advance(time.Hour)
+		}
+		is.Equal(len(net.Performed()), 2)
+
+		// Each email opened a thread; scope decides who sees it.
+		r := e.call("GET", "/v1/threads", "viewer", nil)
+		is.Equal(r.Status, 200)
+		is.Equal(r.Body["total"], 2.0)
+		threads := map[string]string{}
+		for _, d := range r.Body["data"].([]any) {
+			threads[d.(map[string]any)["lead_id"].(string)] = d.(map[string]any)["id"].(string)
+		}
+		is.Equal(e.call("GET", "/v1/threads", "globexViewer", nil).Body["total"], 1.0)
+		is.Equal(e.call("GET", "/v1/threads", "other", nil).Body["total"], 0.0)
+		assertEnvelope(t, e.call("GET", "/v1/threads?client_id="+e.ids["Initech"], "globexViewer", nil), 403, "E_FORBIDDEN")
+		assertEnvelope(t, e.call("GET", "/v1/threads/"+threads[cy], "globexViewer", nil), 404, "E_NOT_FOUND")
+		assertEnvelope(t, e.call("GET", "/v1/threads/"+threads[cy], "other", nil), 404, "E_NOT_FOUND")
+
+		// Ann answers; the reply lands in her thread, read as interested.
+		net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: ids["mail"], LeadID: ann, At: e.clock.Now(), ProviderMessageID: "m-1",
+			Subject: "Re: Hello Ann", Body: "Sounds good, let's talk. Thursday afternoon?"})
+		tick()
+		v := e.call("GET", "/v1/threads/"+threads[ann], "globexViewer", nil).data()
+		is.Equal(v["intent"], "interested")
+		is.Equal(v["intent_source"], "auto")
+		is.Equal(v["unread"], true)
+		is.Equal(v["message_count"], 2.0)
+		msgs := v["messages"].([]any)
+		is.Equal(len(msgs), 2)
+		is.Equal(msgs[0].(map[string]any)["direction"], "out")
+		is.Equal(msgs[0].(map[string]any)["subject"], "Hello Ann")
+		is.Equal(msgs[1].(map[string]any)["direction"], "in")
+		is.Equal(msgs[1].(map[string]any)["intent"], "interested")
+		// Reading changes nothing.
+		is.Equal(e.call("GET", "/v1/threads/"+threads[ann], "viewer", nil).data()["unread"], true)
+
+		// Filters.
+		count := func(q string) float64 { return e.call("GET", "/v1/threads?"+q, "viewer", nil).Body["total"].(float64) }
+		is.Equal(count("intent=interested"), 1.0)
+		is.Equal(count("intent=ooo"), 0.0)
+		is.Equal(count("unread=true"), 1.0)
+		is.Equal(count("unread=false"), 1.0)
+		is.Equal(count("assignee_id=none"), 2.0)
+		is.Equal(count("sender_id="+ids["mail"]), 2.0)
+		is.Equal(count("sequence_id="+ids["Mail Initech"]), 1.0)
+		is.Equal(count("lead_id="+ann), 1.0)
+		is.Equal(count("client_id="+e.ids["Globex"]), 1.0)
+		is.Equal(count("updated_since="+url.QueryEscape(e.clock.Now().Add(time.Hour).Format(time.RFC3339))), 0.0)
+		assertEnvelope(t, e.call("GET", "/v1/threads?intent=happy", "viewer", nil), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("GET", "/v1/threads?assignee_id=bob", "viewer", nil), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("GET", "/v1/threads?unread=yes", "viewer", nil), 422, "E_PAYLOAD_INVALID")
+		// Newest activity first.
+		is.Equal(e.call("GET", "/v1/threads", "viewer", nil).Body["data"].([]any)[0].(map[string]any)["lead_id"], ann)
+
+		// Intent by hand.
+		assertEnvelope(t, e.call("PUT", "/v1/threads/"+threads[ann]+"/intent", "viewer", map[string]any{"intent": "not_now"}), 403, "E_FORBIDDEN")
+		assertEnvelope(t, e.call("PUT", "/v1/threads/"+threads[ann]+"/intent", "member", map[string]any{"intent": "maybe"}), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("PUT", "/v1/threads/"+threads[cy]+"/intent", "globex", map[string]any{"intent": "not_now"}), 404, "E_NOT_FOUND")
+		r = e.call("PUT", "/v1/threads/"+threads[ann]+"/intent", "globex", map[string]any{"intent": "not_now"})
+		is.Equal(r.Status, 200)
+		is.Equal(r.data()["intent"], "not_now")
+		is.Equal(r.data()["intent_source"], "manual")
+
+		// Assignment: a member of the workspace, or null.
+		var owner string
+		is.NoErr(e.db.NewSelect().Table("members").Column("id").Where("email = ?", "owner@acme.test").Scan(ctx, &owner))
+		assertEnvelope(t, e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{"assignee_id": "0193a000-0000-7000-8000-000000000000"}), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{}), 422, "E_PAYLOAD_INVALID")
+		is.Equal(e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{"assignee_id": owner}).data()["assignee_id"], owner)
+		is.Equal(count("assignee_id="+owner), 1.0)
+		is.Equal(count("assignee_id=none"), 1.0)
+		is.Equal(e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{"assignee_id": nil}).data()["assignee_id"], nil)
+
+		// Marking read is a write.
+		assertEnvelope(t, e.call("POST", "/v1/threads/"+threads[ann]+"/read", "viewer", nil), 403, "E_FORBIDDEN")
+		is.Equal(e.call("POST", "/v1/threads/"+threads[ann]+"/read", "member", nil).data()["unread"], false)
+
+		// Replies: refused while the rules forbid them, and nothing is sent.
+		reply := map[string]any{"body": "Great, Thursday 3pm works."}
+		sent := len(net.Performed())
+		assertEnvelope(t, e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "viewer", reply), 403, "E_FORBIDDEN")
+		assertEnvelope(t, e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", map[string]any{"body": ""}), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", map[string]any{"body": "  "}), 422, "E_PAYLOAD_INVALID")
+		// The mailbox used today's budget (cap 2: both emails).
+		w, _ := e.ws.ByName(ctx, "acme")
+		_, err := e.srv.senders.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone, Clients: map[string]string{"Globex": e.ids["Globex"], "Initech": e.ids["Initech"]}},
+			[]senders.Spec{{Name: "mail", Channel: senders.Email, Address: "sales@acme.test", Caps: map[string]int{"email": 2}}})
+		is.NoErr(err)
+		r = e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", reply)
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "email budget"))
+		// The next day, late at night (outside working hours), it goes.
+		e.clock.Set(time.Date(2026, 11, 3, 22, 30, 0, 0, time.UTC))
+		// The sender restricted: refused.
+		mail, err := e.srv.senders.Sender(ctx, ids["mail"])
+		is.NoErr(err)
+		is.NoErr(e.srv.senders.Signal(ctx, mail, senders.SignalRestricted, "account restricted"))
+		r = e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", reply)
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "restricted"))
+		is.NoErr(e.srv.senders.Signal(ctx, mail, senders.SignalRecovered, "ok"))
+		// The provider refuses: nothing recorded, the budget given back.
+		net.FailNext(ids["mail"], &senders.TransportError{Kind: senders.Permanent, Code: "mailbox_full", Message: "mailbox full"})
+		r = e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", reply)
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "mailbox_full"))
+		is.Equal(e.call("GET", "/v1/threads/"+threads[ann], "viewer", nil).data()["message_count"], 2.0)
+		// Now it is sent.
+		r = e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "globex", reply)
+		is.Equal(r.Status, 200)
+		is.Equal(r.Header.Get("X-RateLimit-Limit"), "60") // spend class
+		m := r.data()
+		is.Equal(m["direction"], "out")
+		is.Equal(m["status"], "sent")
+		is.Equal(m["subject"], "Re: Hello Ann")
+		is.Equal(m["sent_by"], owner)
+		is.Equal(len(net.Performed()), sent+1)
+		is.Equal(net.Performed()[sent].LeadID, ann)
+		v = e.call("GET", "/v1/threads/"+threads[ann], "viewer", nil).data()
+		is.Equal(v["message_count"], 3.0)
+		is.Equal(len(v["messages"].([]any)), 3)
+		// The budget counted it: one email of 2 today.
+		is.Equal(len(net.Violations()), 0)
+
+		// A do-not-contact lead gets nothing.
+		is.Equal(e.call("POST", "/v1/leads/"+cy+"/suppress", "member", nil).Status, 200)
+		r = e.call("POST", "/v1/threads/"+threads[cy]+"/reply", "member", reply)
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "do-not-contact"))
+		is.Equal(len(net.Performed()), sent+1)
+	})
+}
