@@ -8,8 +8,8 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/inbox"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/tasks"
