@@ -288,7 +288,10 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 		n.seq++
 		in.ProviderMessageID = fmt.Sprintf("sbx-in-%d-%d", n.seed, n.seq)
 		if auto {
-			in.Subject, in.Body = "Automatic reply: "+req.Subject, outOfOffice
+			o := outOfOffice[int(n.chance(req.Key, "ooo")*float64(len(outOfOffice)))]
+			back := in.At.AddDate(0, 0, 3+int(n.chance(req.Key, "back")*10))
+			in.Subject = o.subject + req.Subject
+			in.Body = fmt.Sprintf(o.body, back.Day(), o.months[back.Month()-1])
 			in.Headers = map[string]string{"Auto-Submitted": "auto-replied"}
 		} else {
 			in.Subject, in.Body = "Re: "+req.Subject, body
@@ -353,9 +356,24 @@ func (n *Network) Performed() []Performed {
 	return slices.Clone(n.performed)
 }
 
-const outOfOffice = "I am out of the office until next Monday with limited access to email. I will reply when I am back."
+// outOfOffice are auto-replies in four languages, each naming the day the
+// person is back.
+var outOfOffice = []struct {
+	subject, body string
+	months        []string
+}{
+	{"Automatic reply: ", "I am out of the office until %d %s with limited access to email. I will reply when I am back.",
+		[]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}},
+	{"Abwesenheitsnotiz: ", "Vielen Dank für Ihre Nachricht. Ich bin bis zum %d. %s nicht im Büro und habe keinen Zugriff auf meine E-Mails.",
+		[]string{"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"}},
+	{"Réponse automatique : ", "Bonjour, je suis absente du bureau jusqu'au %d %s. Je traiterai votre message à mon retour.",
+		[]string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"}},
+	{"Respuesta automática: ", "Estoy fuera de la oficina hasta el %d de %s. Responderé a mi regreso.",
+		[]string{"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"}},
+}
 
-// replyTexts are replies in several intents, for the simulation.
+// replyTexts are replies in several intents and languages, for the
+// simulation.
 var replyTexts = []string{
 	"Sounds interesting, happy to chat. How about Thursday afternoon?",
 	"Thanks for reaching out. Can you send me some more details and pricing?",
@@ -365,4 +383,10 @@ var replyTexts = []string{
 	"Thanks!",
 	"Yes, let's talk. Here is my calendar link.",
 	"What does this cost for a team of 20?",
+	"Klingt interessant, gerne können wir telefonieren. Passt Ihnen Donnerstag?",
+	"Kein Interesse, danke.",
+	"Pas pour le moment, recontactez-moi le trimestre prochain.",
+	"Combien ça coûte pour une équipe de 10 personnes ?",
+	"Me interesa, ¿podemos hablar el jueves por la tarde?",
+	"No soy la persona adecuada, habla con nuestro director de ventas.",
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -58,6 +59,11 @@ type Result struct {
 	AutoReplies int
 	Bounces     int
 	Runs        int
+	// Threads, the replies read per intent and the tasks still open: what
+	// the inbox and the task list show after the run.
+	Threads   int
+	Intents   map[string]int
+	OpenTasks int
 }
 
 // Run runs the simulation.
@@ -240,8 +246,37 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 	}
+	if err := inboxCounts(ctx, d, res); err != nil {
+		return nil, err
+	}
 	report(ctx, cfg.Out, d, res)
 	return res, nil
+}
+
+// inboxCounts counts the threads, the replies per intent and the open tasks.
+func inboxCounts(ctx context.Context, d *db.DB, res *Result) error {
+	threads, err := d.NewSelect().Table("threads").Count(ctx)
+	if err != nil {
+		return err
+	}
+	open, err := d.NewSelect().Table("tasks").Where("status = ?", "open").Count(ctx)
+	if err != nil {
+		return err
+	}
+	res.Threads, res.OpenTasks = int(threads), int(open)
+	var intents []struct {
+		Intent string `bun:"intent"`
+		N      int    `bun:"n"`
+	}
+	if err := d.NewSelect().Table("messages").Column("intent").ColumnExpr("count(*) AS n").Where("direction = ?", "in").
+		Group("intent").Scan(ctx, &intents); err != nil {
+		return err
+	}
+	res.Intents = map[string]int{}
+	for _, c := range intents {
+		res.Intents[c.Intent] = c.N
+	}
+	return nil
 }
 
 // Until runs the runner on a simulated clock until end: it ticks, then
@@ -385,6 +420,11 @@ func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
 		row(names[id], perSender[id])
 	}
 	fmt.Fprintf(w, "\nInvitations accepted: %d. Replies: %d (and %d out-of-office auto-replies). Bounces: %d.\n", res.Accepted, res.Replies, res.AutoReplies, res.Bounces)
+	var intents []string
+	for _, i := range slices.Sorted(maps.Keys(res.Intents)) {
+		intents = append(intents, fmt.Sprintf("%s %d", i, res.Intents[i]))
+	}
+	fmt.Fprintf(w, "Inbox: %d threads; replies read as %s. Open tasks: %d.\n", res.Threads, strings.Join(intents, ", "), res.OpenTasks)
 	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, do-not-contact, blacklist, reply-stop):\n")
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "  0 violations.")

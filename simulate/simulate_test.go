@@ -40,6 +40,13 @@ func TestSimulatedFortnight(t *testing.T) {
 		is.True(res.Accepted > 0)
 		is.True(res.Replies > 0)
 		is.True(strings.Contains(out.String(), "0 violations."))
+		// The inbox has threads with replies of several intents, among them
+		// out-of-office ones, and the task step left open tasks.
+		is.True(res.Threads > 0)
+		is.True(res.Intents["ooo"] > 0)
+		is.True(len(res.Intents) >= 4)
+		is.True(res.OpenTasks > 0)
+		is.True(strings.Contains(out.String(), "Inbox: "))
 
 		// The export, counted by simple code, agrees with what the sandbox received.
 		w, err := workspace.NewService(d, apikit.SystemClock{}).ByName(ctx, "agency")

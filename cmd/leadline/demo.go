@@ -12,11 +12,13 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
+	"github.com/leadline/leadline/tasks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -51,7 +53,8 @@ sequences:
       - {id: visit, type: profile_view}
       - {id: invite, type: invite, note: "Hi {{first_name}}, I enjoyed your work at {{company|your company}}."}
       - {id: accepted, type: condition, if: invite_accepted, within_days: 7, then: hello, else: has-mail}
-      - {id: hello, type: message, body: "Thanks for connecting, {{first_name|there}}! Open to a short call?", next: end}
+      - {id: hello, type: message, body: "Thanks for connecting, {{first_name|there}}! Open to a short call?"}
+      - {id: call, type: task, title: "Call {{first_name|the lead}} at {{company|their company}}", due_in_days: 2, next: end}
       - {id: has-mail, type: condition, if: has_email, then: mail, else: end}
       - {id: mail, type: email, subject: "{{company|Your team}} and Globex", body: "Hello {{first_name|there}}, ..."}
   - name: Initech founders
@@ -146,6 +149,25 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "Demo workspace %q is ready with %d leads.\n", "demo", all.Total)
 	if actions > 0 {
 		fmt.Fprintf(stdout, "Sequence Globex CTOs (active) sent %d actions through anna and globex-mail over two simulated weeks on the sandbox network;\nInitech founders is a draft with its leads enrolled: activate it to start ben.\n", actions)
+		threads, err := pl.Inbox.List(pctx, p, inbox.Filter{Limit: 1})
+		if err != nil {
+			return err
+		}
+		var read []string
+		for _, i := range inbox.Intents {
+			page, err := pl.Inbox.List(pctx, p, inbox.Filter{Intent: i, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if page.Total > 0 {
+				read = append(read, fmt.Sprintf("%d %s", page.Total, i))
+			}
+		}
+		open, err := pl.Tasks.List(pctx, p, tasks.Filter{Status: tasks.Open, Limit: 1})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "The inbox holds %d threads; replies read as %s. %d call tasks are open.\n", threads.Total, strings.Join(read, ", "), open.Total)
 	}
 	if replaced > 0 {
 		fmt.Fprintf(stdout, "The %d demo keys of the earlier run were revoked; use the new ones below.\n", replaced)
@@ -155,6 +177,8 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  %-14s %s\n", k.label, secrets[i])
 	}
 	fmt.Fprintf(stdout, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/me\n", secrets[1])
+	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/threads?intent=interested'\n", secrets[1])
+	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/tasks?status=open'\n", secrets[1])
 	return nil
 }
 
