@@ -95,14 +95,24 @@ func TestRepliesLandInThreads(t *testing.T) {
 		is.Equal(e.count("message.classified", ann), 1)
 		is.Equal(e.count("reply.received", ann), 1)
 
+		// A reply from a lead the workspace does not have is skipped, and
+		// holds back nothing handed over with it.
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: "0193a000-0000-7000-8000-000000000000",
+			At: e.clock.Now(), ProviderMessageID: "p-x", Body: "Hello?"})
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: ann, At: e.clock.Now(), ProviderMessageID: "p-2",
+			Body: "Also: what does it cost?"})
+		e.runUntil(e.clock.Now().Add(time.Minute))
+		is.Equal(len(e.thread(ann).Messages), 3)
+		is.Equal(*e.thread(ann).Intent, inbox.Question) // the latest reply a person wrote
+
 		// A manual intent fires message.classified again only when it changes.
 		th, err := e.pl.Inbox.SetIntent(ctx, e.p, v.ID, inbox.NotNow)
 		is.NoErr(err)
 		is.Equal(*th.IntentSource, inbox.SourceManual)
-		is.Equal(e.count("message.classified", ann), 2)
+		is.Equal(e.count("message.classified", ann), 3)
 		_, err = e.pl.Inbox.SetIntent(ctx, e.p, v.ID, inbox.NotNow)
 		is.NoErr(err)
-		is.Equal(e.count("message.classified", ann), 2)
+		is.Equal(e.count("message.classified", ann), 3)
 		_, err = e.pl.Inbox.SetIntent(ctx, e.p, v.ID, "maybe")
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
 		e.noViolations()

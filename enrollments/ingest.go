@@ -2,6 +2,7 @@ package enrollments
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -13,10 +14,16 @@ import (
 
 func newID() string { return apikit.NewID() }
 
+// ingestBatch is how many reports one ingest transaction records.
+const ingestBatch = 64
+
 // Ingest takes in what the transports report happened outside up to now:
 // acceptances, replies, bounces and signals about senders. Each report is
-// recorded in its own transaction with its consequences (reply-stop, a
-// sender's health).
+// recorded with its consequences (reply-stop, a sender's health) in the
+// transaction that records it; reports are taken in batches of
+// ingestBatch per transaction, and a batch that fails is taken again one
+// report per transaction, so that the reports before a failing one are
+// kept. A report about an unknown sender or lead is logged and skipped.
 func (r *Runner) Ingest(ctx context.Context) error {
 	now := r.svc.clock.Now()
 	for _, t := range r.transports {
@@ -24,9 +31,26 @@ func (r *Runner) Ingest(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, ev := range in {
-			if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.ingestOne(ctx, ev, now) }); err != nil {
-				return err
+		for start := 0; start < len(in); start += ingestBatch {
+			part := in[start:min(start+ingestBatch, len(in))]
+			err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+				for _, ev := range part {
+					if err := r.ingestOne(ctx, ev, now); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err == nil || len(part) == 1 {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			for _, ev := range part {
+				if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.ingestOne(ctx, ev, now) }); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -115,6 +139,10 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		}
 	}
 	got, err := svc.inbox.Receive(ctx, a)
+	if errors.Is(err, inbox.ErrUnknownLead) {
+		r.logger.Warn("runner: reply from an unknown lead", "sender_id", s.ID, "lead_id", in.LeadID)
+		return nil
+	}
 	if err != nil || got.Duplicate {
 		return err
 	}

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -149,6 +150,9 @@ type Arrived struct {
 	At        time.Time
 }
 
+// ErrUnknownLead is a reply from a lead the workspace does not have.
+var ErrUnknownLead = errors.New("inbox: reply from an unknown lead")
+
 // Received is what came of an arrived reply.
 type Received struct {
 	Thread  *Thread
@@ -168,7 +172,7 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		return nil, err
 	}
 	if len(ls) == 0 {
-		return nil, fmt.Errorf("inbox: reply for unknown lead %s", a.LeadID)
+		return nil, fmt.Errorf("%w: %s", ErrUnknownLead, a.LeadID)
 	}
 	th, err := svc.conversation(ctx, a.WorkspaceID, ls[0].ClientID, a.Sender, a.LeadID, a.At)
 	if err != nil {
