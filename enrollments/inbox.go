@@ -16,7 +16,8 @@ type Inbox interface {
 	UseTransports(ts map[string]senders.Transport)
 }
 
-// toThread puts a sent message, InMail or email into its thread. A
+// toThread puts a sent message, InMail or email into its thread, which
+// belongs to the lead's client (client scope reads it there). A
 // recovered action is rendered again from its step: templates are pure, so
 // the text is the one that was sent.
 func (r *Runner) toThread(ctx context.Context, e *Enrollment, c *call, res senders.Result, now time.Time) error {
@@ -25,7 +26,7 @@ func (r *Runner) toThread(ctx context.Context, e *Enrollment, c *call, res sende
 	default:
 		return nil
 	}
-	subject, body := c.req.Subject, c.req.Body
+	subject, body, client := c.req.Subject, c.req.Body, c.leadClient
 	if c.recover {
 		ls, err := r.svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
 		if err != nil || len(ls) == 0 {
@@ -35,12 +36,12 @@ func (r *Runner) toThread(ctx context.Context, e *Enrollment, c *call, res sende
 		if err != nil {
 			return nil
 		}
-		subject, body = texts["subject"], texts["body"]
+		subject, body, client = texts["subject"], texts["body"], ls[0].ClientID
 	}
 	at := res.At
 	if at.IsZero() {
 		at = now
 	}
-	return r.svc.inbox.RecordSent(ctx, inbox.Outgoing{WorkspaceID: e.WorkspaceID, ClientID: e.ClientID, Sender: c.sender, LeadID: e.LeadID,
+	return r.svc.inbox.RecordSent(ctx, inbox.Outgoing{WorkspaceID: e.WorkspaceID, ClientID: client, Sender: c.sender, LeadID: e.LeadID,
 		SequenceID: e.SequenceID, EnrollmentID: e.ID, Subject: subject, Body: body, ProviderMessageID: res.ProviderMessageID, At: at})
 }

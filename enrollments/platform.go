@@ -9,6 +9,7 @@ import (
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
+	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -23,12 +24,21 @@ type Platform struct {
 	Sequences   *sequences.Service
 	Tasks       *tasks.Service
 	Inbox       *inbox.Service
+	Webhooks    *webhooks.Service
 	Enrollments *Service
 }
 
-// NewPlatform wires the areas on d.
+// NewPlatform wires the areas on d. Webhook endpoints must resolve to
+// public addresses; NewPlatformGuarded sets another guard.
 func NewPlatform(d *db.DB, clock apikit.Clock) *Platform {
+	return NewPlatformGuarded(d, clock, webhooks.Guard{})
+}
+
+// NewPlatformGuarded wires the areas on d with guard deciding which
+// webhook endpoints may be reached.
+func NewPlatformGuarded(d *db.DB, clock apikit.Clock, guard webhooks.Guard) *Platform {
 	p := &Platform{Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
+	p.Webhooks = webhooks.NewService(d, clock, p.Log, guard)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)

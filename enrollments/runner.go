@@ -129,6 +129,8 @@ type call struct {
 	sender *senders.Sender
 	action *ActionRecord
 	req    senders.Request
+	// leadClient is the lead's client: its thread's scope.
+	leadClient *string
 	// recover: the action was recorded by an earlier run that did not
 	// record its outcome; ask the transport instead of sending.
 	recover bool
@@ -624,7 +626,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		return nil, false, err
 	}
 	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: senders.PurposeSequence}
-	return &call{e: e, q: q, step: step, sender: s, action: a, req: req}, false, nil
+	return &call{e: e, q: q, step: step, sender: s, action: a, req: req, leadClient: lead.ClientID}, false, nil
 }
 
 // render fills a step's note, subject and body with the lead's variables.

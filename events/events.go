@@ -46,6 +46,14 @@ type Emitter interface {
 type Log struct {
 	db    *db.DB
 	clock apikit.Clock
+	hooks []func(ctx context.Context, evs []Event) error
+}
+
+// OnEmit registers fn to run in the transaction of every write to the log,
+// with the events written: the webhook outbox fans out from it, so that a
+// committed event always has its deliveries and a rolled-back one none.
+func (l *Log) OnEmit(fn func(ctx context.Context, evs []Event) error) {
+	l.hooks = append(l.hooks, fn)
 }
 
 // NewLog returns the log on d.
@@ -87,6 +95,11 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 	for start := 0; start < len(evs); start += 500 {
 		chunk := evs[start:min(start+500, len(evs))]
 		if _, err := l.db.IDB(ctx).NewInsert().Model(&chunk).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for _, fn := range l.hooks {
+		if err := fn(ctx, evs); err != nil {
 			return err
 		}
 	}

@@ -81,7 +81,7 @@ func (svc *Service) transport(name string) senders.Transport {
 // Outgoing is a message the runner sent in a sequence.
 type Outgoing struct {
 	WorkspaceID       string
-	ClientID          *string
+	ClientID          *string // the lead's client
 	Sender            *senders.Sender
 	LeadID            string
 	SequenceID        string

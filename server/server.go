@@ -22,6 +22,7 @@ import (
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
+	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	// Transports are what members' replies go through when no runner was
 	// made with Runner (an API server apart from its workers).
 	Transports map[string]senders.Transport
+	// Webhooks decides which webhook endpoints may be reached; the zero
+	// value allows public addresses only.
+	Webhooks webhooks.Guard
 }
 
 // Server is leadline's HTTP API.
@@ -52,6 +56,7 @@ type Server struct {
 	enrollments *enrollments.Service
 	tasks       *tasks.Service
 	inbox       *inbox.Service
+	webhooks    *webhooks.Service
 	limiter     *limiter
 	idem        *idempotency
 	mux         *http.ServeMux
@@ -71,7 +76,7 @@ func New(cfg Config) *Server {
 	if cfg.Limits == (RateLimits{}) {
 		cfg.Limits = DefaultRateLimits
 	}
-	pl := enrollments.NewPlatform(cfg.DB, cfg.Clock)
+	pl := enrollments.NewPlatformGuarded(cfg.DB, cfg.Clock, cfg.Webhooks)
 	if cfg.Transports != nil {
 		pl.Inbox.UseTransports(cfg.Transports)
 	}
@@ -84,6 +89,7 @@ func New(cfg Config) *Server {
 		enrollments: pl.Enrollments,
 		tasks:       pl.Tasks,
 		inbox:       pl.Inbox,
+		webhooks:    pl.Webhooks,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),
 		mux:         http.NewServeMux(),
@@ -116,6 +122,7 @@ func New(cfg Config) *Server {
 	s.registerEnrollments()
 	s.registerThreads()
 	s.registerTasks()
+	s.registerWebhooks()
 	s.canonicalIDs()
 	return s
 }

@@ -186,6 +186,18 @@ func TestThreadRoutes(t *testing.T) {
 		// The budget counted it: one email of 2 today.
 		is.Equal(len(net.Violations()), 0)
 
+		// A disconnected sender sends nothing.
+		is.NoErr(e.srv.senders.Signal(ctx, mail, senders.SignalAuthFailed, "password changed"))
+		r = e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", reply)
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "disconnected"))
+		is.NoErr(e.srv.senders.Signal(ctx, mail, senders.SignalRecovered, "ok"))
+		// A lead whose company joins the blacklist gets nothing.
+		is.Equal(e.call("PATCH", "/v1/leads/"+ann, "member", map[string]any{"company": "Umbrella"}).Status, 200)
+		r = e.call("POST", "/v1/threads/"+threads[ann]+"/reply", "member", reply)
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "blacklist"))
+
 		// A do-not-contact lead gets nothing.
 		is.Equal(e.call("POST", "/v1/leads/"+cy+"/suppress", "member", nil).Status, 200)
 		r = e.call("POST", "/v1/threads/"+threads[cy]+"/reply", "member", reply)

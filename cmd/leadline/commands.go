@@ -59,8 +59,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fs.IntVar(l.v, "rate-"+l.name, *l.v, l.name+" calls per key per hour")
 	}
-	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps (false: API only, with `leadline work` elsewhere)")
+	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps and the webhook worker (false: API only, with `leadline work` elsewhere)")
 	tick := fs.Duration("tick", 5*time.Second, "how often the runner looks for due work")
+	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (a local receiver during development; never in production)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer d.Close()
 	ts := transports(time.Now().UnixNano())
-	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits, Transports: ts})
+	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits, Transports: ts, Webhooks: webhookGuard(*allowPrivate)})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
@@ -87,6 +88,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *runner {
 		go func() {
 			defer close(runnerDone)
+			go srv.WebhookWorker(nil).Run(runCtx, webhookTick)
 			srv.Runner(ts).Run(runCtx, *tick)
 		}()
 	} else {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/simulate"
+	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -23,10 +25,24 @@ func transports(seed int64) map[string]senders.Transport {
 	return map[string]senders.Transport{senders.TransportSandbox: sandbox.New(seed, apikit.SystemClock{}, sandbox.DefaultRates)}
 }
 
+// webhookTick is how often the webhook worker looks for due deliveries:
+// a replay goes out within about 30 seconds, a new event within seconds.
+const webhookTick = 2 * time.Second
+
+// webhookGuard is the webhook endpoint guard: public addresses only,
+// unless private ones are allowed for development.
+func webhookGuard(allowPrivate bool) webhooks.Guard {
+	if !allowPrivate {
+		return webhooks.Guard{}
+	}
+	return webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}}
+}
+
 // cmdWork runs the runner alone, for worker replicas apart from the API.
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("work")
 	tick := fs.Duration("tick", 5*time.Second, "how often the runner looks for due work")
+	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (development only)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -36,8 +52,9 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer d.Close()
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	srv := server.New(server.Config{DB: d, Logger: logger})
-	fmt.Fprintf(stdout, "leadline runner working on %s database %s\n", d.Engine, redact(*dsn))
+	srv := server.New(server.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate)})
+	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
+	go srv.WebhookWorker(nil).Run(ctx, webhookTick)
 	srv.Runner(transports(time.Now().UnixNano())).Run(ctx, *tick)
 	return nil
 }

@@ -22,6 +22,9 @@ CREATE TABLE threads (
 CREATE UNIQUE INDEX threads_conversation ON threads (sender_id, lead_id, channel);
 CREATE INDEX threads_activity ON threads (workspace_id, last_message_at, id);
 CREATE INDEX threads_intent ON threads (workspace_id, intent, last_message_at, id);
+-- A client-scoped key reads its clients' threads by these two.
+CREATE INDEX threads_client ON threads (workspace_id, client_id, last_message_at, id);
+CREATE INDEX threads_client_intent ON threads (workspace_id, client_id, intent, last_message_at, id);
 CREATE INDEX threads_assignee ON threads (workspace_id, assignee_id, last_message_at, id);
 CREATE INDEX threads_unread ON threads (workspace_id, unread, last_message_at, id);
 CREATE INDEX threads_updated ON threads (workspace_id, updated_at);

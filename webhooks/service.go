@@ -1,0 +1,338 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Service holds the webhook rules.
+type Service struct {
+	db    *db.DB
+	clock apikit.Clock
+	guard Guard
+}
+
+// NewService returns the webhooks service on d and registers its outbox on
+// the activity log: every event a subscribed webhook wants gets a delivery
+// in the transaction that writes the event.
+func NewService(d *db.DB, clock apikit.Clock, log *events.Log, guard Guard) *Service {
+	svc := &Service{db: d, clock: clock, guard: guard}
+	log.OnEmit(svc.enqueue)
+	return svc
+}
+
+// Guard is the service's endpoint guard.
+func (svc *Service) Guard() Guard { return svc.guard }
+
+// payload is a delivery's body: the Standard Webhooks envelope.
+type payload struct {
+	ID        string         `json:"id"`
+	Type      string         `json:"type"`
+	Timestamp time.Time      `json:"timestamp"`
+	Data      map[string]any `json:"data"`
+	Replayed  bool           `json:"replayed,omitempty"`
+	ReplayOf  string         `json:"replay_of,omitempty"`
+}
+
+// bodyOf builds the payload of a log event of type t: the event's own data
+// with the ids of what it concerns.
+func bodyOf(e events.Event, t string) (string, error) {
+	data := map[string]any{}
+	for k, v := range e.Data {
+		data[k] = v
+	}
+	for k, v := range map[string]string{"lead_id": e.LeadID, "sender_id": e.SenderID, "sequence_id": e.SequenceID,
+		"enrollment_id": e.EnrollmentID, "step_id": e.StepID} {
+		if _, set := data[k]; !set && v != "" {
+			data[k] = v
+		}
+	}
+	b, err := json.Marshal(payload{ID: e.ID, Type: t, Timestamp: e.CreatedAt, Data: data})
+	return string(b), err
+}
+
+// enqueue is the outbox: deliveries for the events the workspace's
+// enabled webhooks want, in the events' transaction.
+func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
+	byWorkspace := map[string][]int{}
+	for i, e := range evs {
+		if TypeOf(e) != "" {
+			byWorkspace[e.WorkspaceID] = append(byWorkspace[e.WorkspaceID], i)
+		}
+	}
+	idb := svc.db.IDB(ctx)
+	var out []Delivery
+	for ws, idx := range byWorkspace {
+		var hooks []Webhook
+		if err := idb.NewSelect().Model(&hooks).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL AND wh.enabled", ws).Scan(ctx); err != nil {
+			return err
+		}
+		if len(hooks) == 0 {
+			continue
+		}
+		now := svc.clock.Now()
+		for _, i := range idx {
+			e := evs[i]
+			t := TypeOf(e)
+			var body string
+			for _, h := range hooks {
+				if !h.Wants(t) {
+					continue
+				}
+				if body == "" {
+					var err error
+					if body, err = bodyOf(e, t); err != nil {
+						return err
+					}
+				}
+				out = append(out, Delivery{ID: apikit.NewID(), WorkspaceID: ws, WebhookID: h.ID, EventID: e.ID, Type: t, Payload: body,
+					Status: Pending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now})
+			}
+		}
+	}
+	for start := 0; start < len(out); start += 500 {
+		chunk := out[start:min(start+500, len(out))]
+		if _, err := idb.NewInsert().Model(&chunk).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allowed refuses principals that may not use webhooks: a workspace on
+// another plan, and client-scoped keys (webhooks carry every client's
+// events).
+func allowed(p apikit.Principal) error {
+	if p.Plan != apikit.PlanPro {
+		return apikit.Forbidden(fmt.Sprintf("Webhooks need the %s plan; this workspace is on %s.", apikit.PlanPro, p.Plan),
+			"Move the workspace to the pro plan (plan: pro in the setup file).")
+	}
+	if p.Scoped() {
+		return apikit.Forbidden("Webhooks deliver the events of every client; this key is limited to some clients.",
+			"Use a manager key without a client scope.")
+	}
+	return nil
+}
+
+// CreateInput is the body of a new webhook.
+type CreateInput struct {
+	URL         string   `json:"url" required:"true" maxLength:"2000" doc:"An https URL that resolves to public addresses."`
+	Events      []string `json:"events" required:"true" minItems:"1" maxItems:"100" doc:"[\"*\"] for every event, or types from GET /v1/webhooks/event-kinds."`
+	Description string   `json:"description,omitempty" maxLength:"500"`
+}
+
+// Created is a new webhook with its secret, shown this once.
+type Created struct {
+	Webhook
+	Secret string `json:"secret" doc:"whsec_…: signs every delivery. Shown only now; store it."`
+}
+
+// Create subscribes an endpoint.
+// Returns E_FORBIDDEN off the pro plan or for a scoped key, and
+// E_PAYLOAD_INVALID for an unknown event type or a URL that is not https
+// or does not resolve to public addresses.
+func (svc *Service) Create(ctx context.Context, p apikit.Principal, in CreateInput) (*Created, error) {
+	if err := allowed(p); err != nil {
+		return nil, err
+	}
+	types, err := checkTypes(in.Events)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := svc.guard.CheckURL(ctx, in.URL); err != nil {
+		return nil, apikit.Invalid("url: "+err.Error()+".", "Use an https URL of a public endpoint.")
+	}
+	now := svc.clock.Now()
+	w := &Webhook{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, URL: in.URL, Events: types, Secret: NewSecret(), Enabled: true,
+		CreatedAt: now, UpdatedAt: now}
+	if in.Description != "" {
+		w.Description = &in.Description
+	}
+	if _, err := svc.db.IDB(ctx).NewInsert().Model(w).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return &Created{Webhook: *w, Secret: w.Secret}, nil
+}
+
+func checkTypes(in []string) (Types, error) {
+	seen := map[string]bool{}
+	var out Types
+	for _, t := range in {
+		if t == "*" {
+			if len(in) > 1 {
+				return nil, apikit.Invalid(`events: "*" stands alone.`, `Send ["*"] for every event, or a list of types.`)
+			}
+			return Types{"*"}, nil
+		}
+		if !Known(t) {
+			names := make([]string, len(Kinds))
+			for i, k := range Kinds {
+				names[i] = k.Type
+			}
+			return nil, apikit.Invalid(fmt.Sprintf("events: %q is not an event type. Known types: %s.", t, strings.Join(names, ", ")),
+				`Use types from GET /v1/webhooks/event-kinds, or ["*"].`)
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// List returns the workspace's webhooks, oldest first; never their secrets.
+func (svc *Service) List(ctx context.Context, p apikit.Principal, limit, offset int) (apikit.Page[Webhook], error) {
+	if err := allowed(p); err != nil {
+		return apikit.Page[Webhook]{}, err
+	}
+	if err := apikit.CheckPage(&limit, offset); err != nil {
+		return apikit.Page[Webhook]{}, err
+	}
+	var out []Webhook
+	n, err := svc.db.IDB(ctx).NewSelect().Model(&out).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL", p.WorkspaceID).
+		OrderExpr("wh.created_at, wh.id").Limit(int64(limit)).Offset(int64(offset)).ScanAndCount(ctx)
+	if err != nil {
+		return apikit.Page[Webhook]{}, err
+	}
+	return apikit.NewPage(out, int(n), limit, offset), nil
+}
+
+func (svc *Service) webhook(ctx context.Context, p apikit.Principal, id string) (*Webhook, error) {
+	return db.Visible(p, "Webhook", id, func() (*Webhook, error) {
+		w := new(Webhook)
+		err := svc.db.IDB(ctx).NewSelect().Model(w).Where("wh.workspace_id = ? AND wh.id = ? AND wh.deleted_at IS NULL", p.WorkspaceID, id).Scan(ctx)
+		return w, err
+	}, func(*Webhook) *string { return nil })
+}
+
+// change runs fn on the principal's webhook with id in a transaction and
+// writes the columns it returns.
+func (svc *Service) change(ctx context.Context, p apikit.Principal, id string, fn func(ctx context.Context, w *Webhook, now time.Time) ([]string, error)) (*Webhook, error) {
+	if err := allowed(p); err != nil {
+		return nil, err
+	}
+	var w *Webhook
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if w, err = svc.webhook(ctx, p, id); err != nil {
+			return err
+		}
+		now := svc.clock.Now()
+		w.UpdatedAt = now
+		cols, err := fn(ctx, w, now)
+		if err != nil {
+			return err
+		}
+		_, err = svc.db.IDB(ctx).NewUpdate().Model(w).Column(append(cols, "updated_at")...).WherePK().Exec(ctx)
+		return err
+	})
+	return w, err
+}
+
+// Delete stops the webhook's future deliveries, pending ones included; its
+// delivery log stays readable for its 30 days.
+// Returns E_NOT_FOUND for an unknown or deleted webhook.
+func (svc *Service) Delete(ctx context.Context, p apikit.Principal, id string) (*Webhook, error) {
+	return svc.change(ctx, p, id, func(ctx context.Context, w *Webhook, now time.Time) ([]string, error) {
+		w.DeletedAt, w.Enabled = &now, false
+		return []string{"deleted_at", "enabled"}, svc.dropPending(ctx, w.ID, "the webhook was deleted", now)
+	})
+}
+
+// dropPending fails the webhook's pending deliveries.
+func (svc *Service) dropPending(ctx context.Context, webhookID, why string, now time.Time) error {
+	_, err := svc.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).Set("status = ?", Failed).Set("last_error = ?", why).
+		Set("next_attempt_at = NULL").Set("updated_at = ?", now).Where("webhook_id = ? AND status = ?", webhookID, Pending).Exec(ctx)
+	return err
+}
+
+// Enable turns a webhook back on and resets its failure count.
+// Returns E_NOT_FOUND for an unknown or deleted webhook.
+func (svc *Service) Enable(ctx context.Context, p apikit.Principal, id string) (*Webhook, error) {
+	return svc.change(ctx, p, id, func(ctx context.Context, w *Webhook, now time.Time) ([]string, error) {
+		w.Enabled, w.ConsecutiveFailures, w.DisabledAt = true, 0, nil
+		return []string{"enabled", "consecutive_failures", "disabled_at"}, nil
+	})
+}
+
+// DeliveryFilter narrows the delivery log.
+type DeliveryFilter struct {
+	WebhookID string
+	Status    string
+}
+
+// LogSize is how many deliveries the log shows.
+const LogSize = 100
+
+// Deliveries returns the latest 100 deliveries of the workspace (or of one
+// webhook), newest activity first.
+func (svc *Service) Deliveries(ctx context.Context, p apikit.Principal, f DeliveryFilter) ([]Delivery, error) {
+	if err := allowed(p); err != nil {
+		return nil, err
+	}
+	out := []Delivery{}
+	q := svc.db.IDB(ctx).NewSelect().Model(&out)
+	if f.WebhookID != "" {
+		q = q.Where("dl.webhook_id = ? AND dl.workspace_id = ?", f.WebhookID, p.WorkspaceID)
+	} else {
+		q = q.Where("dl.workspace_id = ?", p.WorkspaceID)
+	}
+	if f.Status != "" {
+		q = q.Where("dl.status = ?", f.Status)
+	}
+	err := q.OrderExpr("dl.updated_at DESC, dl.id DESC").Limit(LogSize).Scan(ctx)
+	return out, err
+}
+
+// Replay creates a new delivery of a delivery's payload, with replayed and
+// replay_of, due at once.
+// Returns E_NOT_FOUND for an unknown delivery and E_CONFLICT when its
+// webhook is deleted or switched off.
+func (svc *Service) Replay(ctx context.Context, p apikit.Principal, id string) (*Delivery, error) {
+	if err := allowed(p); err != nil {
+		return nil, err
+	}
+	var out *Delivery
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		orig, err := db.Visible(p, "Delivery", id, func() (*Delivery, error) {
+			d := new(Delivery)
+			err := svc.db.IDB(ctx).NewSelect().Model(d).Where("dl.workspace_id = ? AND dl.id = ?", p.WorkspaceID, id).Scan(ctx)
+			return d, err
+		}, func(*Delivery) *string { return nil })
+		if err != nil {
+			return err
+		}
+		w := new(Webhook)
+		if err := svc.db.IDB(ctx).NewSelect().Model(w).Where("wh.id = ?", orig.WebhookID).Scan(ctx); err != nil {
+			return err
+		}
+		if w.DeletedAt != nil {
+			return apikit.Conflict("The delivery's webhook was deleted.", "Create a webhook for the endpoint again; replays go to live webhooks only.")
+		}
+		if !w.Enabled {
+			return apikit.Conflict("The delivery's webhook is switched off.", "Turn it back on with POST /v1/webhooks/{id}/enable, then replay.")
+		}
+		var body map[string]any
+		if err := json.Unmarshal([]byte(orig.Payload), &body); err != nil {
+			return err
+		}
+		body["replayed"], body["replay_of"] = true, orig.ID
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		now := svc.clock.Now()
+		out = &Delivery{ID: apikit.NewID(), WorkspaceID: orig.WorkspaceID, WebhookID: orig.WebhookID, EventID: orig.EventID, Type: orig.Type,
+			Payload: string(b), Status: Pending, NextAttemptAt: &now, ReplayOf: &orig.ID, CreatedAt: now, UpdatedAt: now}
+		_, err = svc.db.IDB(ctx).NewInsert().Model(out).Exec(ctx)
+		return err
+	})
+	return out, err
+}

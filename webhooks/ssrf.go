@@ -1,0 +1,188 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Resolver finds the addresses of a host name.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Guard decides which endpoints deliveries may reach. The zero Guard uses
+// the system resolver and refuses every address that is not public.
+type Guard struct {
+	Resolver Resolver
+	// Allow are addresses allowed although not public: only tests and
+	// `--webhooks-allow-private` set them.
+	Allow []netip.Prefix
+}
+
+// ErrForbiddenAddress is a target that resolves to an address deliveries
+// may not reach.
+var ErrForbiddenAddress = errors.New("webhooks: the endpoint resolves to an address that is not public")
+
+// blocked are the ranges no delivery reaches besides what netip's own
+// predicates cover: "this network", carrier-grade NAT, benchmarking,
+// documentation, reserved, and the cloud metadata addresses.
+var blocked = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("169.254.169.254/32"),
+	netip.MustParsePrefix("fd00:ec2::254/128"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// Public reports whether a delivery may reach addr.
+func (g Guard) Public(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range g.Allow {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	if !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
+		addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() {
+		return false
+	}
+	for _, p := range blocked {
+		if p.Contains(addr) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g Guard) resolver() Resolver {
+	if g.Resolver != nil {
+		return g.Resolver
+	}
+	return net.DefaultResolver
+}
+
+// resolve returns the host's addresses, all of them public, or an error.
+func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if !g.Public(a) {
+			return nil, ErrForbiddenAddress
+		}
+		return []netip.Addr{a}, nil
+	}
+	addrs, err := g.resolver().LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: cannot resolve %s: %w", host, err)
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("webhooks: %s has no address", host)
+	}
+	for _, a := range addrs {
+		if !g.Public(a) {
+			return nil, ErrForbiddenAddress
+		}
+	}
+	return addrs, nil
+}
+
+// CheckURL checks an endpoint when it is saved: https, a host name or a
+// plain IP address (no decimal, octal or hex forms), no credentials, and
+// every address it resolves to public.
+func (g Guard) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("the url is not an absolute URL")
+	}
+	if u.Scheme != "https" {
+		return nil, fmt.Errorf("the url must use https, not %q", u.Scheme)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("the url must not carry credentials")
+	}
+	host := u.Hostname()
+	if _, err := netip.ParseAddr(host); err != nil && numericHost(host) {
+		return nil, fmt.Errorf("the host %q is an IP address in a form other than dotted decimal", host)
+	}
+	if _, err := g.resolve(ctx, host); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// numericHost reports a host made only of digits, dots and x (decimal,
+// octal or hex forms of an IPv4 address, such as 2130706433 or 0177.1).
+func numericHost(h string) bool {
+	h = strings.ToLower(h)
+	if h == "" {
+		return false
+	}
+	for _, r := range h {
+		if (r < '0' || r > '9') && r != '.' && r != 'x' && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	// Hex letters alone make a name such as "cafe.de"... only when a part
+	// starts with a digit is it numeric.
+	for _, part := range strings.Split(h, ".") {
+		if part != "" && (part[0] < '0' || part[0] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// DialContext resolves addr's host, refuses it unless every address is
+// public, and dials the address it checked: a DNS answer that changes
+// between the check and the dial (rebinding) cannot reach a private
+// address.
+func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := g.resolve(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	var last error
+	for _, a := range addrs {
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+		if err == nil {
+			return c, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// Client returns the HTTP client deliveries use: the guarded dialer, no
+// proxy, no redirects followed, and a 10-second limit per request. tlsc
+// (nil for the system's) lets tests trust a local receiver.
+func (g Guard) Client(tlsc *tls.Config) *http.Client {
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         g.DialContext,
+		TLSClientConfig:     tlsc,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+	}
+	return &http.Client{Transport: tr, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}

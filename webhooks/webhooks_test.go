@@ -1,0 +1,291 @@
+package webhooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/webhooks"
+	"github.com/leadline/leadline/workspace"
+)
+
+// receiver is a local https endpoint that records what it gets and
+// answers with status.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	status int
+	got    []http.Header
+	bodies [][]byte
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{status: 200}
+	r.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.got = append(r.got, req.Header.Clone())
+		r.bodies = append(r.bodies, b)
+		w.WriteHeader(r.status)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) answer(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status = status
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+type fixture struct {
+	d      *db.DB
+	clock  *apikit.FakeClock
+	log    *events.Log
+	svc    *webhooks.Service
+	worker *webhooks.Worker
+	p      apikit.Principal
+	rec    *receiver
+}
+
+var loopback = webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+
+func newFixture(t *testing.T, d *db.DB, plan string) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	ws := workspace.NewService(d, clock)
+	if _, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "acme", Plan: plan,
+		Members: []workspace.MemberSpec{{Email: "owner@acme.test", Role: apikit.RoleOwner}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ws.ByName(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{d: d, clock: clock, log: events.NewLog(d, clock), rec: newReceiver(t),
+		p: apikit.Principal{WorkspaceID: w.ID, Plan: w.Plan, Role: apikit.RoleManager}}
+	f.svc = webhooks.NewService(d, clock, f.log, loopback)
+	tlsc := f.rec.Client().Transport.(*http.Transport).TLSClientConfig
+	f.worker = f.svc.NewWorker(loopback.Client(tlsc), nil)
+	return f
+}
+
+// emit writes events of kind in one transaction.
+func (f *fixture) emit(t *testing.T, kind string, n int) {
+	t.Helper()
+	evs := make([]events.Event, n)
+	for i := range evs {
+		evs[i] = events.Event{WorkspaceID: f.p.WorkspaceID, Kind: kind, Data: map[string]any{"n": i}}
+	}
+	if err := f.d.InTx(context.Background(), func(ctx context.Context) error { return f.log.EmitMany(ctx, evs) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) tick(t *testing.T) int {
+	t.Helper()
+	n, err := f.worker.Tick(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (f *fixture) delivery(t *testing.T, status string) []webhooks.Delivery {
+	t.Helper()
+	ds, err := f.svc.Deliveries(context.Background(), f.p, webhooks.DeliveryFilter{Status: status})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func TestOutboxSignatureAndRetries(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanPro)
+		w, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL + "/hooks", Events: []string{"lead.created", "invite.sent"}})
+		is.NoErr(err)
+		is.True(len(w.Secret) > 40)
+
+		// The outbox: a committed event has its delivery, a rolled-back one
+		// none, an unsubscribed type none.
+		f.emit(t, "lead.created", 1)
+		f.emit(t, "lead.updated", 1)
+		err = d.InTx(ctx, func(ctx context.Context) error {
+			if err := f.log.EmitMany(ctx, []events.Event{{WorkspaceID: f.p.WorkspaceID, Kind: "lead.created"}}); err != nil {
+				return err
+			}
+			return errors.New("roll back")
+		})
+		is.True(err != nil)
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			return f.log.EmitMany(ctx, []events.Event{{WorkspaceID: f.p.WorkspaceID, Kind: "action.sent", Data: map[string]any{"action": "invite"}}})
+		}))
+		is.Equal(len(f.delivery(t, webhooks.Pending)), 2)
+
+		// Sent at once, signed; the receiver verifies it.
+		is.Equal(f.tick(t), 2)
+		is.Equal(f.rec.count(), 2)
+		for i, h := range f.rec.got {
+			is.NoErr(webhooks.Verify(w.Secret, h, f.rec.bodies[i], 5*time.Minute, f.clock.Now()))
+			is.Equal(h.Get("Content-Type"), "application/json")
+		}
+		var body map[string]any
+		is.NoErr(json.Unmarshal(f.rec.bodies[0], &body))
+		is.Equal(body["type"], "lead.created")
+		is.True(body["id"] != "" && body["timestamp"] != "")
+		is.Equal(body["data"].(map[string]any)["n"], 0.0)
+		is.NoErr(json.Unmarshal(f.rec.bodies[1], &body))
+		is.Equal(body["type"], "invite.sent")
+		// A changed body or an old timestamp does not verify.
+		is.Equal(webhooks.Verify(w.Secret, f.rec.got[0], append(f.rec.bodies[0], ' '), 5*time.Minute, f.clock.Now()), webhooks.ErrBadSignature)
+		is.Equal(webhooks.Verify(w.Secret, f.rec.got[0], f.rec.bodies[0], 5*time.Minute, f.clock.Now().Add(time.Hour)), webhooks.ErrBadTimestamp)
+		is.Equal(webhooks.Verify("whsec_other", f.rec.got[0], f.rec.bodies[0], 5*time.Minute, f.clock.Now()), webhooks.ErrBadSignature)
+		is.Equal(len(f.delivery(t, webhooks.Succeeded)), 2)
+
+		// The retry schedule: at once, then after 2, 4, 8 and 16 minutes,
+		// the same delivery id each time; then failed.
+		f.rec.answer(503)
+		f.emit(t, "lead.created", 1)
+		start := f.clock.Now()
+		is.Equal(f.tick(t), 1)
+		var at []time.Duration
+		for range 6 {
+			next, ok, err := f.worker.NextDue(ctx)
+			is.NoErr(err)
+			if !ok {
+				break
+			}
+			f.clock.Set(next.Add(-time.Second))
+			is.Equal(f.tick(t), 0) // not before its time
+			f.clock.Set(next)
+			is.Equal(f.tick(t), 1)
+			at = append(at, next.Sub(start))
+		}
+		is.Equal(at, []time.Duration{2 * time.Minute, 6 * time.Minute, 14 * time.Minute, 30 * time.Minute})
+		failed := f.delivery(t, webhooks.Failed)
+		is.Equal(len(failed), 1)
+		is.Equal(failed[0].Attempts, 5)
+		is.Equal(*failed[0].LastStatusCode, 503)
+		ids := map[string]bool{}
+		for _, h := range f.rec.got[2:] {
+			ids[h.Get(webhooks.HeaderID)] = true
+		}
+		is.Equal(len(ids), 1)
+		is.Equal(f.rec.count(), 7)
+
+		// Replay: a new delivery with the same payload, marked.
+		rp, err := f.svc.Replay(ctx, f.p, failed[0].ID)
+		is.NoErr(err)
+		is.Equal(*rp.ReplayOf, failed[0].ID)
+		f.rec.answer(200)
+		is.Equal(f.tick(t), 1)
+		is.NoErr(json.Unmarshal(f.rec.bodies[len(f.rec.bodies)-1], &body))
+		is.Equal(body["replayed"], true)
+		is.Equal(body["replay_of"], failed[0].ID)
+		is.Equal(body["type"], "lead.created")
+		is.NoErr(webhooks.Verify(w.Secret, f.rec.got[len(f.rec.got)-1], f.rec.bodies[len(f.rec.bodies)-1], time.Minute, f.clock.Now()))
+		_, err = f.svc.Replay(ctx, f.p, "0193a000-0000-7000-8000-000000000000")
+		is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
+
+		// The log keeps 30 days.
+		f.clock.Set(f.clock.Now().Add(webhooks.Retention + 2*time.Hour))
+		f.tick(t)
+		is.Equal(len(f.delivery(t, "")), 0)
+	})
+}
+
+func TestSwitchOffAfterFiftyFailures(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanPro)
+		w, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*"}})
+		is.NoErr(err)
+		f.rec.answer(500)
+		f.emit(t, "lead.created", webhooks.SwitchOffAfter+2)
+		for {
+			f.tick(t)
+			next, ok, err := f.worker.NextDue(ctx)
+			is.NoErr(err)
+			if !ok {
+				break
+			}
+			f.clock.Set(next)
+		}
+		page, err := f.svc.List(ctx, f.p, 10, 0)
+		is.NoErr(err)
+		got := page.Data[0]
+		is.Equal(got.Enabled, false)
+		is.True(got.DisabledAt != nil)
+		is.Equal(got.ConsecutiveFailures, webhooks.SwitchOffAfter)
+		// Nothing is left pending once it is off.
+		is.Equal(len(f.delivery(t, webhooks.Pending)), 0)
+		sent := f.rec.count()
+		// Switched off: new events get no delivery.
+		before := len(f.delivery(t, ""))
+		f.emit(t, "lead.created", 1)
+		is.Equal(len(f.delivery(t, "")), before)
+		f.tick(t)
+		is.Equal(f.rec.count(), sent)
+		// Turned back on: the count resets and deliveries start again.
+		on, err := f.svc.Enable(ctx, f.p, w.ID)
+		is.NoErr(err)
+		is.Equal(on.Enabled, true)
+		is.Equal(on.ConsecutiveFailures, 0)
+		f.rec.answer(200)
+		f.emit(t, "lead.created", 1)
+		is.Equal(f.tick(t), 1)
+		is.Equal(len(f.delivery(t, webhooks.Succeeded)), 1)
+		// Deleted: no more deliveries; its log stays.
+		_, err = f.svc.Delete(ctx, f.p, w.ID)
+		is.NoErr(err)
+		f.emit(t, "lead.created", 1)
+		is.Equal(f.tick(t), 0)
+		is.True(len(f.delivery(t, "")) > 0)
+	})
+}
+
+func TestCreateRules(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanStarter)
+		_, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EForbidden) // the plan
+		f.p.Plan = apikit.PlanPro
+		scoped := f.p
+		scoped.ClientIDs = []string{"0193a000-0000-7000-8000-000000000001"}
+		_, err = f.svc.Create(ctx, scoped, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EForbidden)
+		_, err = f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"lead.exploded"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+		_, err = f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*", "lead.created"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+		_, err = f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: "http://hooks.example.test", Events: []string{"*"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+	})
+}

@@ -1,0 +1,294 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Delivery rules.
+const (
+	// MaxAttempts is how many times a delivery is tried: at once, then
+	// after about 2, 4, 8 and 16 minutes.
+	MaxAttempts = 5
+	// SwitchOffAfter failed deliveries in a row switch a webhook off.
+	SwitchOffAfter = 50
+	// Retention is how long the delivery log keeps a delivery.
+	Retention = 30 * 24 * time.Hour
+)
+
+// RetryAfter is the wait after failed attempt n (1-based): 2, 4, 8, 16
+// minutes.
+func RetryAfter(n int) time.Duration { return time.Duration(1<<n) * time.Minute }
+
+// Worker sends due deliveries. Several workers (replicas) share the work:
+// each claims deliveries with a lease, with SKIP LOCKED on Postgres.
+type Worker struct {
+	svc    *Service
+	client *http.Client
+	logger *slog.Logger
+	// Batch is how many deliveries one claim takes.
+	Batch int
+	// Concurrency bounds the requests in flight; PerEndpoint bounds them
+	// per webhook, so that a slow receiver holds up only its own.
+	Concurrency int
+	PerEndpoint int
+	// Lease is how long a claim holds a delivery.
+	Lease time.Duration
+
+	nextPurge time.Time
+}
+
+// NewWorker returns a worker that sends with client (the guarded client of
+// Guard.Client).
+func (svc *Service) NewWorker(client *http.Client, logger *slog.Logger) *Worker {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Worker{svc: svc, client: client, logger: logger, Batch: 256, Concurrency: 64, PerEndpoint: 8, Lease: time.Minute}
+}
+
+// Run ticks every interval until ctx ends.
+func (w *Worker) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := w.Tick(ctx); err != nil && ctx.Err() == nil {
+			w.logger.Error("webhooks: tick", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Tick purges the log of deliveries older than 30 days (hourly), then
+// sends every due delivery once, and returns how many it sent.
+func (w *Worker) Tick(ctx context.Context) (int, error) {
+	now := w.svc.clock.Now()
+	if !now.Before(w.nextPurge) {
+		if err := w.svc.Purge(ctx); err != nil {
+			return 0, err
+		}
+		w.nextPurge = now.Add(time.Hour)
+	}
+	n := 0
+	for {
+		batch, err := w.claim(ctx)
+		if err != nil {
+			return n, err
+		}
+		if len(batch) == 0 {
+			return n, nil
+		}
+		if err := w.send(ctx, batch); err != nil {
+			return n, err
+		}
+		n += len(batch)
+		if len(batch) < w.Batch {
+			return n, nil
+		}
+	}
+}
+
+// NextDue returns when the next pending delivery is due, for simulated time.
+func (w *Worker) NextDue(ctx context.Context) (time.Time, bool, error) {
+	var next []time.Time
+	err := w.svc.db.NewSelect().Model((*Delivery)(nil)).Column("next_attempt_at").Where("status = ?", Pending).
+		OrderExpr("next_attempt_at").Limit(1).Scan(ctx, &next)
+	if err != nil || len(next) == 0 {
+		return time.Time{}, false, err
+	}
+	return next[0], true, nil
+}
+
+// claim leases up to Batch due deliveries.
+func (w *Worker) claim(ctx context.Context) ([]Delivery, error) {
+	var out []Delivery
+	err := w.svc.db.InTx(ctx, func(ctx context.Context) error {
+		now := w.svc.clock.Now()
+		idb := w.svc.db.IDB(ctx)
+		sub := idb.NewSelect().Model((*Delivery)(nil)).Column("id").
+			Where("status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)", Pending, now, now).
+			OrderExpr("next_attempt_at").Limit(int64(w.Batch))
+		if w.svc.db.Engine == db.Postgres {
+			sub = sub.For("UPDATE SKIP LOCKED")
+		}
+		var ids []string
+		if err := sub.Scan(ctx, &ids); err != nil || len(ids) == 0 {
+			return err
+		}
+		if _, err := idb.NewUpdate().Model((*Delivery)(nil)).Set("lease_until = ?", now.Add(w.Lease)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+			return err
+		}
+		return idb.NewSelect().Model(&out).Where("dl.id IN (?)", bun.In(ids)).OrderExpr("dl.next_attempt_at, dl.id").Scan(ctx)
+	})
+	return out, err
+}
+
+// outcome is one attempt's result.
+type outcome struct {
+	code int
+	err  string
+}
+
+// send makes one attempt of each claimed delivery, concurrently within
+// the bounds, then records the outcomes in one transaction.
+func (w *Worker) send(ctx context.Context, batch []Delivery) error {
+	hooks := map[string]*Webhook{}
+	var ids []string
+	for _, d := range batch {
+		if _, ok := hooks[d.WebhookID]; !ok {
+			hooks[d.WebhookID] = nil
+			ids = append(ids, d.WebhookID)
+		}
+	}
+	var ws []Webhook
+	if err := w.svc.db.NewSelect().Model(&ws).Where("wh.id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return err
+	}
+	for i := range ws {
+		hooks[ws[i].ID] = &ws[i]
+	}
+	results := make([]outcome, len(batch))
+	all := make(chan struct{}, max(1, w.Concurrency))
+	per := map[string]chan struct{}{}
+	for _, id := range ids {
+		per[id] = make(chan struct{}, max(1, w.PerEndpoint))
+	}
+	var wg sync.WaitGroup
+	for i := range batch {
+		d, h := &batch[i], hooks[batch[i].WebhookID]
+		if h == nil || h.DeletedAt != nil || !h.Enabled {
+			results[i] = outcome{err: "the webhook is switched off or deleted"}
+			continue
+		}
+		wg.Add(1)
+		all <- struct{}{}
+		per[h.ID] <- struct{}{}
+		go func() {
+			defer wg.Done()
+			results[i] = w.attempt(ctx, d, h)
+			<-per[h.ID]
+			<-all
+		}()
+	}
+	wg.Wait()
+	return w.svc.db.InTx(ctx, func(ctx context.Context) error { return w.record(ctx, batch, hooks, results) })
+}
+
+// attempt posts one delivery.
+func (w *Worker) attempt(ctx context.Context, d *Delivery, h *Webhook) outcome {
+	ts := w.svc.clock.Now()
+	body := []byte(d.Payload)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
+	if err != nil {
+		return outcome{err: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "leadline-webhooks/1")
+	req.Header.Set(HeaderID, d.ID)
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
+	req.Header.Set(HeaderSignature, Sign(h.Secret, d.ID, ts, body))
+	res, err := w.client.Do(req)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, ErrForbiddenAddress) {
+			msg = ErrForbiddenAddress.Error()
+		}
+		return outcome{err: clip(msg)}
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return outcome{code: res.StatusCode, err: fmt.Sprintf("the endpoint answered %d", res.StatusCode)}
+	}
+	return outcome{code: res.StatusCode}
+}
+
+func clip(s string) string {
+	if len(s) > 500 {
+		return s[:500]
+	}
+	return s
+}
+
+// record writes the attempts' outcomes: a success ends the delivery and
+// resets its webhook's failure count; a failure is retried until the
+// fifth attempt, and a failed delivery counts toward switching its webhook
+// off after 50 in a row. The counts change in the database (not from what
+// this worker read), so that workers on several replicas count together.
+func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]*Webhook, results []outcome) error {
+	idb := w.svc.db.IDB(ctx)
+	now := w.svc.clock.Now()
+	model := (*Webhook)(nil)
+	for i := range batch {
+		d, o, h := &batch[i], results[i], hooks[batch[i].WebhookID]
+		d.Attempts++
+		d.LeaseUntil, d.UpdatedAt = nil, now
+		if o.code != 0 {
+			code := o.code
+			d.LastStatusCode = &code
+		}
+		var counted *bun.UpdateQuery
+		switch {
+		case o.err == "":
+			d.Status, d.NextAttemptAt, d.LastError = Succeeded, nil, nil
+			counted = idb.NewUpdate().Model(model).Set("consecutive_failures = 0").Where("id = ? AND consecutive_failures <> 0", d.WebhookID)
+		case h == nil || h.DeletedAt != nil || !h.Enabled:
+			d.Attempts--
+			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
+		case d.Attempts < MaxAttempts:
+			next := now.Add(RetryAfter(d.Attempts))
+			d.NextAttemptAt, d.LastError = &next, &o.err
+		default:
+			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
+			counted = idb.NewUpdate().Model(model).Set("consecutive_failures = consecutive_failures + 1").Where("id = ?", d.WebhookID)
+		}
+		if _, err := idb.NewUpdate().Model(d).Column("status", "attempts", "next_attempt_at", "lease_until", "last_status_code", "last_error", "updated_at").
+			WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		if counted == nil {
+			continue
+		}
+		if _, err := counted.Set("updated_at = ?", now).Exec(ctx); err != nil {
+			return err
+		}
+		if d.Status != Failed {
+			continue
+		}
+		off, err := db.Changed(idb.NewUpdate().Model(model).Set("enabled = ?", false).Set("disabled_at = ?", now).Set("updated_at = ?", now).
+			Where("id = ? AND enabled AND consecutive_failures >= ?", d.WebhookID, SwitchOffAfter).Exec(ctx))
+		if err != nil {
+			return err
+		}
+		if off {
+			h.Enabled = false
+			w.logger.Warn("webhooks: switched off after failed deliveries in a row", "webhook_id", d.WebhookID, "failures", SwitchOffAfter)
+			if err := w.svc.dropPending(ctx, d.WebhookID, "the webhook was switched off after 50 failed deliveries in a row", now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Purge removes deliveries older than 30 days that are no longer pending.
+func (svc *Service) Purge(ctx context.Context) error {
+	_, err := svc.db.NewDelete().Model((*Delivery)(nil)).Where("created_at < ? AND status <> ?", svc.clock.Now().Add(-Retention), Pending).Exec(ctx)
+	return err
+}
