@@ -3,6 +3,8 @@ package enrollments
 import (
 	"context"
 	"errors"
+	"hash/crc32"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -24,6 +26,8 @@ const ingestBatch = 64
 // ingestBatch per transaction, and a batch that fails is taken again one
 // report per transaction, so that the reports before a failing one are
 // kept. A report about an unknown sender or lead is logged and skipped.
+// On Postgres, IngestWorkers take the reports in parallel, split by lead
+// so that each lead's reports keep their order.
 func (r *Runner) Ingest(ctx context.Context) error {
 	now := r.svc.clock.Now()
 	for _, t := range r.transports {
@@ -31,26 +35,52 @@ func (r *Runner) Ingest(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for start := 0; start < len(in); start += ingestBatch {
-			part := in[start:min(start+ingestBatch, len(in))]
-			err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
-				for _, ev := range part {
-					if err := r.ingestOne(ctx, ev, now); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err == nil || len(part) == 1 {
-				if err != nil {
-					return err
-				}
-				continue
+		parts := make([][]senders.Inbound, max(1, r.IngestWorkers))
+		for _, ev := range in {
+			k := int(crc32.ChecksumIEEE([]byte(ev.LeadID+"|"+ev.SenderID)) % uint32(len(parts)))
+			if ev.LeadID != "" {
+				k = int(crc32.ChecksumIEEE([]byte(ev.LeadID)) % uint32(len(parts)))
 			}
+			parts[k] = append(parts[k], ev)
+		}
+		errs := make([]error, len(parts))
+		var wg sync.WaitGroup
+		for i, part := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = r.ingestPart(ctx, part, now)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ingestPart records reports in order, in batches.
+func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.Time) error {
+	for start := 0; start < len(in); start += ingestBatch {
+		part := in[start:min(start+ingestBatch, len(in))]
+		err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
 			for _, ev := range part {
-				if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.ingestOne(ctx, ev, now) }); err != nil {
+				if err := r.ingestOne(ctx, ev, now); err != nil {
 					return err
 				}
+			}
+			return nil
+		})
+		if err == nil {
+			continue
+		}
+		if len(part) == 1 {
+			return err
+		}
+		for _, ev := range part {
+			if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.ingestOne(ctx, ev, now) }); err != nil {
+				return err
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -50,12 +51,15 @@ type deferKey struct {
 // claims due enrollments with a lease, and budgets are taken under the
 // lock of their counter rows.
 type Runner struct {
-	svc         *Service
-	transports  map[string]senders.Transport
-	logger      *slog.Logger
-	Batch       int
-	Lease       time.Duration
-	MaxAttempts int
+	svc        *Service
+	transports map[string]senders.Transport
+	logger     *slog.Logger
+	Batch      int
+	// IngestWorkers take inbound reports in parallel (Postgres only: on
+	// SQLite writes are serial anyway).
+	IngestWorkers int
+	Lease         time.Duration
+	MaxAttempts   int
 	// Backoff is the wait before retrying a transient error, by attempt.
 	Backoff func(attempt int) time.Duration
 
@@ -117,7 +121,11 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 	}
 	// Members' replies go through the transports the runner sends with.
 	svc.inbox.UseTransports(transports)
-	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, Lease: DefaultLease, deferred: map[deferKey]int{},
+	workers := 1
+	if svc.db.Engine == db.Postgres {
+		workers = 4
+	}
+	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: workers, Lease: DefaultLease, deferred: map[deferKey]int{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 

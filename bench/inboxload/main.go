@@ -23,6 +23,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -67,14 +68,25 @@ func main() {
 	// client's sequence, which holds them for two months.
 	t0 := time.Now()
 	ids := make([][]string, clients)
-	for i := range *n {
-		c := i % clients
-		s := func(v string) *string { return &v }
-		res, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: s(fmt.Sprintf("Lead %d", i)), Company: s("Northwind"),
-			EmailWork: s(fmt.Sprintf("lead.%d@northwind.test", i)), LinkedInID: s(fmt.Sprintf("inbox-%d", i)), ClientID: &cat.Clients[c].ID})
-		check(err)
-		ids[c] = append(ids[c], res.Lead.ID)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 4 { // four importers at once, as a CRM sync runs
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < *n; i += 4 {
+				c := i % clients
+				s := func(v string) *string { return &v }
+				res, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: s(fmt.Sprintf("Lead %d", i)), Company: s("Northwind"),
+					EmailWork: s(fmt.Sprintf("lead.%d@northwind.test", i)), LinkedInID: s(fmt.Sprintf("inbox-%d", i)), ClientID: &cat.Clients[c].ID})
+				check(err)
+				mu.Lock()
+				ids[c] = append(ids[c], res.Lead.ID)
+				mu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 	log.Printf("%d leads in %s", *n, time.Since(t0).Round(time.Second))
 	for c := range clients {
 		q, err := pl.Sequences.ByName(ctx, w.ID, fmt.Sprintf("Hold C%d", c))
@@ -146,33 +158,49 @@ func main() {
 		return secret
 	}
 	keys := map[string]string{"workspace key": key("bench"), "client-scoped key": key("bench C1", "C1")}
-	for _, label := range []string{"workspace key", "client-scoped key"} {
-		var ds []time.Duration
-		for i := range 350 {
-			intent := inbox.Intents[i%len(inbox.Intents)]
-			req := httptest.NewRequest(http.MethodGet, "/v1/threads?intent="+string(intent), nil)
-			req.Header.Set("Authorization", "Bearer "+keys[label])
-			rec := httptest.NewRecorder()
-			t0 := time.Now()
-			h.ServeHTTP(rec, req)
-			el := time.Since(t0)
-			if rec.Code != 200 {
-				log.Fatalf("GET /v1/threads: %d %s", rec.Code, rec.Body.String())
-			}
-			var body struct{ Total int }
-			check(json.Unmarshal(rec.Body.Bytes(), &body))
-			if i >= 50 { // warm-up
-				ds = append(ds, el)
-			}
+	measure := func(when string) {
+		for _, label := range []string{"workspace key", "client-scoped key"} {
+			rowsOut = append(rowsOut, [3]string{fmt.Sprintf("GET /v1/threads?intent=… (%s), %d threads%s", label, threads, when), "p95 < 30 ms",
+				list(h, keys[label])})
 		}
-		rowsOut = append(rowsOut, [3]string{fmt.Sprintf("GET /v1/threads?intent=… (%s), %d threads", label, threads), "p95 < 30 ms",
-			fmt.Sprintf("p50 %s, p95 %s", pct(ds, 50), pct(ds, 95))})
+	}
+	measure("")
+	if d.Engine == db.Postgres {
+		// What autovacuum leaves: the visibility map set, so that counts
+		// read the index alone.
+		_, err := d.ExecContext(ctx, "VACUUM (ANALYZE) threads")
+		check(err)
+		measure(", after VACUUM ANALYZE")
 	}
 
 	fmt.Printf("\n%s, %s\n\n| measure | goal | result |\n|---|---|---|\n", d.Engine, time.Now().Format(time.DateOnly))
 	for _, r := range rowsOut {
 		fmt.Printf("| %s | %s | %s |\n", r[0], r[1], r[2])
 	}
+}
+
+// list times 300 calls of GET /v1/threads?intent=… with key (after 50
+// warm-up calls) and returns p50 and p95.
+func list(h http.Handler, key string) string {
+	var ds []time.Duration
+	for i := range 350 {
+		intent := inbox.Intents[i%len(inbox.Intents)]
+		req := httptest.NewRequest(http.MethodGet, "/v1/threads?intent="+string(intent), nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		rec := httptest.NewRecorder()
+		t0 := time.Now()
+		h.ServeHTTP(rec, req)
+		el := time.Since(t0)
+		if rec.Code != 200 {
+			log.Fatalf("GET /v1/threads: %d %s", rec.Code, rec.Body.String())
+		}
+		var body struct{ Total int }
+		check(json.Unmarshal(rec.Body.Bytes(), &body))
+		if i >= 50 {
+			ds = append(ds, el)
+		}
+	}
+	return fmt.Sprintf("p50 %s, p95 %s", pct(ds, 50), pct(ds, 95))
 }
 
 type reply struct {
