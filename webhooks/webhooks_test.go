@@ -289,3 +289,92 @@ func TestCreateRules(t *testing.T) {
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
 	})
 }
+
+// successes counts the 2xx answers per delivery id.
+func (r *receiver) successes() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for _, h := range r.got {
+		out[h.Get(webhooks.HeaderID)]++
+	}
+	return out
+}
+
+func TestReceiverDownThenUp(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanPro)
+		_, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*"}})
+		is.NoErr(err)
+		// Down for 25 minutes: every answer is 502, events keep coming.
+		f.rec.answer(502)
+		start := f.clock.Now()
+		for m := 0; m < 25; m += 5 {
+			f.clock.Set(start.Add(time.Duration(m) * time.Minute))
+			f.emit(t, "lead.created", 3)
+			f.tick(t)
+		}
+		down := f.rec.count()
+		f.rec.mu.Lock()
+		f.rec.got, f.rec.bodies = nil, nil
+		f.rec.mu.Unlock()
+		// Up again: run until nothing is pending.
+		f.clock.Set(start.Add(25 * time.Minute))
+		f.rec.answer(200)
+		for {
+			f.tick(t)
+			next, ok, err := f.worker.NextDue(ctx)
+			is.NoErr(err)
+			if !ok {
+				break
+			}
+			f.clock.Set(next)
+		}
+		is.True(down > 15)
+		got := f.rec.successes()
+		is.Equal(len(got), 15) // every event delivered
+		for id, n := range got {
+			if n != 1 {
+				t.Errorf("delivery %s succeeded %d times", id, n)
+			}
+		}
+		is.Equal(len(f.delivery(t, webhooks.Succeeded)), 15)
+	})
+}
+
+func TestTwoWorkersSendEachAttemptOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		if d.Engine != db.Postgres {
+			t.Skip("two workers share one database on Postgres; SQLite has one writer")
+		}
+		is := is.New(t)
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanPro)
+		_, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*"}})
+		is.NoErr(err)
+		f.emit(t, "lead.created", 600)
+		tlsc := f.rec.Client().Transport.(*http.Transport).TLSClientConfig
+		a, b := f.svc.NewWorker(loopback.Client(tlsc), nil), f.svc.NewWorker(loopback.Client(tlsc), nil)
+		a.Batch, b.Batch = 50, 50
+		var wg sync.WaitGroup
+		counts := make([]int, 2)
+		for i, w := range []*webhooks.Worker{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n, err := w.Tick(ctx)
+				is.NoErr(err)
+				counts[i] = n
+			}()
+		}
+		wg.Wait()
+		got := f.rec.successes()
+		is.Equal(len(got), 600)
+		for _, n := range got {
+			is.Equal(n, 1)
+		}
+		is.Equal(counts[0]+counts[1], 600)
+	})
+}
