@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
@@ -143,6 +144,10 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		return nil
 	case senders.InboundReply:
 		return r.reply(ctx, s, in, now, emit)
+	case senders.InboundBooking:
+		_, err := svc.bookings.Book(ctx, &bookings.Booking{WorkspaceID: s.WorkspaceID, Provider: bookings.Sandbox, BookingID: in.BookingID,
+			LeadID: &in.LeadID, SenderID: &s.ID, StartsAt: in.StartsAt})
+		return err
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package enrollments
 
 import (
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
@@ -25,6 +26,7 @@ type Platform struct {
 	Tasks       *tasks.Service
 	Inbox       *inbox.Service
 	Webhooks    *webhooks.Service
+	Bookings    *bookings.Service
 	Enrollments *Service
 }
 
@@ -43,7 +45,8 @@ func NewPlatformGuarded(d *db.DB, clock apikit.Clock, guard webhooks.Guard) *Pla
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Log)
+	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
-	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Inbox, p.Log)
+	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Inbox, p.Bookings, p.Log)
 	return p
 }

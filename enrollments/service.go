@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
@@ -61,6 +62,12 @@ type Senders interface {
 	Once(ctx context.Context, s *senders.Sender, key string, t time.Time) (bool, error)
 }
 
+// Bookings is what the enrollments area needs of bookings: the sandbox
+// network books meetings through the runner's inbound path.
+type Bookings interface {
+	Book(ctx context.Context, b *bookings.Booking) (bool, error)
+}
+
 // EventLog is what the enrollments area needs of the activity log.
 type EventLog = events.Emitter
 
@@ -79,11 +86,13 @@ type Service struct {
 	log       EventLog
 	tasks     Tasks
 	inbox     Inbox
+	bookings  Bookings
 }
 
 // NewService returns the enrollments Service on d.
-func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, ib Inbox, log EventLog) *Service {
-	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, inbox: ib, log: log}
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, ib Inbox, bk Bookings, log EventLog) *Service {
+	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, inbox: ib,
+		bookings: bk, log: log}
 	ts.OnFinish(svc.taskFinished)
 	// A sequence that stops holds its enrollments out of the due index; one
 	// that starts releases them, due at once.

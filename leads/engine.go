@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/workspace"
 )
@@ -89,4 +90,15 @@ func (s *Service) FinishEnrichment(ctx context.Context, id, status string) error
 	_, err := s.db.IDB(ctx).NewUpdate().Model((*enrichmentRequest)(nil)).Set("status = ?", status).Set("updated_at = ?", s.clock.Now()).
 		Where("id = ?", id).Exec(ctx)
 	return err
+}
+
+// ByEmail returns the workspace's lead with email as its work or personal
+// address (case-insensitive), the work address first; sql.ErrNoRows when
+// none has it. Bookings match their invitee with it.
+func (s *Service) ByEmail(ctx context.Context, workspaceID, email string) (*Lead, error) {
+	l, err := s.store.FindBy(ctx, workspaceID, keyEmailWork, email)
+	if err == nil || !db.IsNoRows(err) {
+		return l, err
+	}
+	return s.store.FindBy(ctx, workspaceID, keyEmailPersonal, email)
 }

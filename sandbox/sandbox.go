@@ -295,6 +295,14 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			in.Headers = map[string]string{"Auto-Submitted": "auto-replied"}
 		} else {
 			in.Subject, in.Body = "Re: "+req.Subject, body
+			// Some who answer with interest book a meeting.
+			if slices.Contains(bookers, body) && n.chance(req.Key, "book") < 0.5 {
+				bk := base
+				bk.Kind, bk.At = senders.InboundBooking, in.At.Add(n.between(req.Key, "book-after", time.Hour, 24*time.Hour))
+				bk.BookingID = fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq)
+				bk.StartsAt = bk.At.Add(72 * time.Hour).Truncate(time.Hour)
+				n.queue(bk)
+			}
 		}
 		n.queue(in)
 	}
@@ -371,6 +379,9 @@ var outOfOffice = []struct {
 	{"Respuesta automática: ", "Estoy fuera de la oficina hasta el %d de %s. Responderé a mi regreso.",
 		[]string{"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"}},
 }
+
+// bookers are the replies after which a lead may book a meeting.
+var bookers = []string{replyTexts[0], replyTexts[6], replyTexts[8], replyTexts[12]}
 
 // replyTexts are replies in several intents and languages, for the
 // simulation.

@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
@@ -57,6 +58,7 @@ type Server struct {
 	tasks       *tasks.Service
 	inbox       *inbox.Service
 	webhooks    *webhooks.Service
+	bookings    *bookings.Service
 	limiter     *limiter
 	idem        *idempotency
 	mux         *http.ServeMux
@@ -90,6 +92,7 @@ func New(cfg Config) *Server {
 		tasks:       pl.Tasks,
 		inbox:       pl.Inbox,
 		webhooks:    pl.Webhooks,
+		bookings:    pl.Bookings,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),
 		mux:         http.NewServeMux(),
@@ -115,6 +118,7 @@ func New(cfg Config) *Server {
 	s.api.UseMiddleware(s.guard)
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
 	s.registerMeta()
 	s.registerLeads()
 	s.registerSenders()

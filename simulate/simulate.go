@@ -64,6 +64,7 @@ type Result struct {
 	Threads   int
 	Intents   map[string]int
 	OpenTasks int
+	Meetings  int
 }
 
 // Run runs the simulation.
@@ -263,7 +264,11 @@ func inboxCounts(ctx context.Context, d *db.DB, res *Result) error {
 	if err != nil {
 		return err
 	}
-	res.Threads, res.OpenTasks = int(threads), int(open)
+	meetings, err := d.NewSelect().Table("events").Where("kind = ?", "meeting.booked").Count(ctx)
+	if err != nil {
+		return err
+	}
+	res.Threads, res.OpenTasks, res.Meetings = int(threads), int(open), int(meetings)
 	var intents []struct {
 		Intent string `bun:"intent"`
 		N      int    `bun:"n"`
@@ -424,7 +429,8 @@ func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
 	for _, i := range slices.Sorted(maps.Keys(res.Intents)) {
 		intents = append(intents, fmt.Sprintf("%s %d", i, res.Intents[i]))
 	}
-	fmt.Fprintf(w, "Inbox: %d threads; replies read as %s. Open tasks: %d.\n", res.Threads, strings.Join(intents, ", "), res.OpenTasks)
+	fmt.Fprintf(w, "Inbox: %d threads; replies read as %s. Open tasks: %d. Meetings booked: %d.\n", res.Threads, strings.Join(intents, ", "),
+		res.OpenTasks, res.Meetings)
 	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, do-not-contact, blacklist, reply-stop):\n")
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "  0 violations.")

@@ -46,6 +46,7 @@ func TestSimulatedFortnight(t *testing.T) {
 		is.True(res.Intents["ooo"] > 0)
 		is.True(len(res.Intents) >= 4)
 		is.True(res.OpenTasks > 0)
+		is.True(res.Meetings > 0) // some interested leads booked a meeting
 		is.True(strings.Contains(out.String(), "Inbox: "))
 
 		// The export, counted by simple code, agrees with what the sandbox received.

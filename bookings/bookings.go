@@ -1,0 +1,256 @@
+// Package bookings turns meetings booked with a scheduling provider
+// (Cal.com, Calendly, or the sandbox network) into meeting.booked events:
+// it verifies each provider's webhook with its own signature scheme and the
+// workspace's signing secret, matches the invitee's email to a lead, and
+// keeps each booking once.
+package bookings
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+)
+
+// Providers.
+const (
+	CalCom   = "calcom"
+	Calendly = "calendly"
+	Sandbox  = "sandbox"
+)
+
+// EventBooked is the activity-log kind of a booked meeting.
+const EventBooked = "meeting.booked"
+
+// Tolerance is how far a Calendly signature's timestamp may be from now.
+const Tolerance = 5 * time.Minute
+
+// Booking is one booked meeting.
+type Booking struct {
+	bun.BaseModel `bun:"table:bookings,alias:bk"`
+
+	ID           string    `bun:"id,pk" json:"id"`
+	WorkspaceID  string    `bun:"workspace_id" json:"-"`
+	Provider     string    `bun:"provider" json:"provider"`
+	BookingID    string    `bun:"booking_id" json:"booking_id"`
+	LeadID       *string   `bun:"lead_id" json:"lead_id"`
+	SenderID     *string   `bun:"sender_id" json:"sender_id"`
+	InviteeEmail string    `bun:"invitee_email" json:"invitee_email"`
+	StartsAt     time.Time `bun:"starts_at" json:"starts_at"`
+	CreatedAt    time.Time `bun:"created_at" json:"created_at"`
+}
+
+// Leads is what bookings need of the leads area.
+type Leads interface {
+	ByEmail(ctx context.Context, workspaceID, email string) (*leads.Lead, error)
+}
+
+// Service books meetings.
+type Service struct {
+	db    *db.DB
+	clock apikit.Clock
+	leads Leads
+	log   events.Emitter
+}
+
+// NewService returns the bookings service on d.
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, log events.Emitter) *Service {
+	return &Service{db: d, clock: clock, leads: ls, log: log}
+}
+
+// Errors of Receive, each with the HTTP status a provider should see.
+var (
+	ErrUnknownWorkspace = errors.New("bookings: no such workspace, or it has no secret for this provider")
+	ErrBadSignature     = errors.New("bookings: the signature does not match")
+)
+
+// Book records a booking once per provider and booking id and, the first
+// time, writes meeting.booked (lead_id, sender_id, provider, starts_at,
+// booking_id) in the same transaction. The sender is the one that last
+// wrote to the lead. It fills b's lead and sender and reports whether the
+// booking was new.
+func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
+	var added bool
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		if b.LeadID == nil && b.InviteeEmail != "" {
+			l, err := svc.leads.ByEmail(ctx, b.WorkspaceID, b.InviteeEmail)
+			if err != nil && !db.IsNoRows(err) {
+				return err
+			}
+			if err == nil {
+				b.LeadID = &l.ID
+			}
+		}
+		if b.LeadID != nil && b.SenderID == nil {
+			var senders []string
+			if err := svc.db.IDB(ctx).NewSelect().Table("threads").Column("sender_id").Where("lead_id = ?", *b.LeadID).
+				OrderExpr("last_message_at DESC").Limit(1).Scan(ctx, &senders); err != nil {
+				return err
+			}
+			if len(senders) > 0 {
+				b.SenderID = &senders[0]
+			}
+		}
+		b.ID, b.CreatedAt = apikit.NewID(), svc.clock.Now()
+		var err error
+		if added, err = db.InsertIfAbsent(ctx, svc.db.IDB(ctx), b, "workspace_id, provider, booking_id"); err != nil || !added {
+			return err
+		}
+		if b.LeadID == nil {
+			return nil // not a lead of this workspace: kept, not an event
+		}
+		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: b.WorkspaceID, LeadID: *b.LeadID, SenderID: apikit.Deref(b.SenderID),
+			Kind: EventBooked, Data: map[string]any{"lead_id": *b.LeadID, "sender_id": b.SenderID, "provider": b.Provider,
+				"starts_at": b.StartsAt.UTC(), "booking_id": b.BookingID}}})
+	})
+	return added, err
+}
+
+// secret returns the workspace's signing secret for provider.
+func (svc *Service) secret(ctx context.Context, workspaceID, provider string) (string, error) {
+	if !apikit.ValidID(workspaceID) {
+		return "", ErrUnknownWorkspace
+	}
+	var s []string
+	err := svc.db.NewSelect().Table("booking_secrets").Column("secret").Where("workspace_id = ? AND provider = ?", workspaceID, provider).Scan(ctx, &s)
+	if err != nil {
+		return "", err
+	}
+	if len(s) == 0 {
+		return "", ErrUnknownWorkspace
+	}
+	return s[0], nil
+}
+
+// Receive takes a provider's webhook for a workspace: it verifies the
+// signature, reads the booking and books it. A webhook about something
+// other than a new booking is accepted and ignored (nil booking), so that
+// the provider does not retry it.
+func (svc *Service) Receive(ctx context.Context, provider, workspaceID string, h http.Header, body []byte) (*Booking, error) {
+	secret, err := svc.secret(ctx, workspaceID, provider)
+	if err != nil {
+		return nil, err
+	}
+	var b *Booking
+	switch provider {
+	case CalCom:
+		if !hmac.Equal([]byte(strings.ToLower(h.Get("X-Cal-Signature-256"))), []byte(hexHMAC(secret, body))) {
+			return nil, ErrBadSignature
+		}
+		b, err = parseCalCom(body)
+	case Calendly:
+		if err := verifyCalendly(secret, h.Get("Calendly-Webhook-Signature"), body, svc.clock.Now()); err != nil {
+			return nil, err
+		}
+		b, err = parseCalendly(body)
+	default:
+		return nil, ErrUnknownWorkspace
+	}
+	if err != nil || b == nil {
+		return nil, err
+	}
+	b.WorkspaceID, b.Provider = workspaceID, provider
+	if _, err := svc.Book(ctx, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func hexHMAC(secret string, parts ...[]byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	for _, p := range parts {
+		m.Write(p)
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// verifyCalendly checks "t=<unix>,v1=<hex HMAC-SHA256(secret, t.body)>"
+// and that t is within Tolerance of now.
+func verifyCalendly(secret, header string, body []byte, now time.Time) error {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || sig == "" {
+		return ErrBadSignature
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > Tolerance || d < -Tolerance {
+		return ErrBadSignature
+	}
+	if !hmac.Equal([]byte(strings.ToLower(sig)), []byte(hexHMAC(secret, []byte(ts+"."), body))) {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+// ErrUnreadable is a webhook body that is not the provider's shape.
+var ErrUnreadable = errors.New("bookings: the body is not a booking webhook")
+
+// parseCalCom reads a BOOKING_CREATED webhook; nil for other triggers.
+func parseCalCom(body []byte) (*Booking, error) {
+	var v struct {
+		TriggerEvent string `json:"triggerEvent"`
+		Payload      struct {
+			UID       string    `json:"uid"`
+			StartTime time.Time `json:"startTime"`
+			Attendees []struct {
+				Email string `json:"email"`
+			} `json:"attendees"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
+	if v.TriggerEvent != "BOOKING_CREATED" {
+		return nil, nil
+	}
+	if v.Payload.UID == "" || len(v.Payload.Attendees) == 0 || v.Payload.StartTime.IsZero() {
+		return nil, ErrUnreadable
+	}
+	return &Booking{BookingID: v.Payload.UID, InviteeEmail: v.Payload.Attendees[0].Email, StartsAt: v.Payload.StartTime}, nil
+}
+
+// parseCalendly reads an invitee.created webhook; nil for other events.
+func parseCalendly(body []byte) (*Booking, error) {
+	var v struct {
+		Event   string `json:"event"`
+		Payload struct {
+			URI            string `json:"uri"`
+			Email          string `json:"email"`
+			ScheduledEvent struct {
+				StartTime time.Time `json:"start_time"`
+			} `json:"scheduled_event"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
+	if v.Event != "invitee.created" {
+		return nil, nil
+	}
+	if v.Payload.URI == "" || v.Payload.Email == "" || v.Payload.ScheduledEvent.StartTime.IsZero() {
+		return nil, ErrUnreadable
+	}
+	return &Booking{BookingID: v.Payload.URI, InviteeEmail: v.Payload.Email, StartsAt: v.Payload.ScheduledEvent.StartTime}, nil
+}
