@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -190,7 +192,14 @@ func TestOutboxSignatureAndRetries(t *testing.T) {
 			is.Equal(f.tick(t), 1)
 			at = append(at, next.Sub(start))
 		}
-		is.Equal(at, []time.Duration{2 * time.Minute, 6 * time.Minute, 14 * time.Minute, 30 * time.Minute})
+		// Each wait is 2, 4, 8, 16 minutes plus up to a tenth of jitter.
+		is.Equal(len(at), 4)
+		prev := time.Duration(0)
+		for i, wait := range []time.Duration{2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute} {
+			got := at[i] - prev
+			is.True(got >= wait && got < wait+wait/10)
+			prev = at[i]
+		}
 		failed := f.delivery(t, webhooks.Failed)
 		is.Equal(len(failed), 1)
 		is.Equal(failed[0].Attempts, 5)
@@ -382,4 +391,21 @@ func TestTwoWorkersSendEachAttemptOnce(t *testing.T) {
 		}
 		is.Equal(counts[0]+counts[1], 600)
 	})
+}
+
+// TestDocsListEveryKind holds docs/WEBHOOKS.md and Kinds together.
+func TestDocsListEveryKind(t *testing.T) {
+	raw, err := os.ReadFile("../docs/WEBHOOKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	for _, k := range webhooks.Kinds {
+		if !strings.Contains(doc, "| `"+k.Type+"` | "+k.Description+" |") {
+			t.Errorf("docs/WEBHOOKS.md does not list %s as the code describes it", k.Type)
+		}
+	}
+	if n := strings.Count(doc, "\n| `"); n != len(webhooks.Kinds) {
+		t.Errorf("docs/WEBHOOKS.md lists %d types, the code %d", n, len(webhooks.Kinds))
+	}
 }

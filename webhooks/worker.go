@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"net/http"
@@ -29,8 +30,17 @@ const (
 )
 
 // RetryAfter is the wait after failed attempt n (1-based): 2, 4, 8, 16
-// minutes.
+// minutes, before jitter.
 func RetryAfter(n int) time.Duration { return time.Duration(1<<n) * time.Minute }
+
+// jitter spreads retries of deliveries that failed together (a receiver
+// that was down) by up to a tenth of the wait, the same for the same
+// delivery and attempt.
+func jitter(id string, n int) time.Duration {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s:%d", id, n)
+	return time.Duration(h.Sum32()%1000) * RetryAfter(n) / 10000
+}
 
 // Worker sends due deliveries. Several workers (replicas) share the work:
 // each claims deliveries with a lease, with SKIP LOCKED on Postgres.
@@ -252,7 +262,7 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 			d.Attempts--
 			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
 		case d.Attempts < MaxAttempts:
-			next := now.Add(RetryAfter(d.Attempts))
+			next := now.Add(RetryAfter(d.Attempts) + jitter(d.ID, d.Attempts))
 			d.NextAttemptAt, d.LastError = &next, &o.err
 		default:
 			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
