@@ -70,8 +70,8 @@ func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
 	idb := svc.db.IDB(ctx)
 	var out []Delivery
 	for ws, idx := range byWorkspace {
-		var hooks []Webhook
-		if err := idb.NewSelect().Model(&hooks).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL AND wh.enabled", ws).Scan(ctx); err != nil {
+		hooks, err := svc.subscribed(ctx, ws)
+		if err != nil {
 			return err
 		}
 		if len(hooks) == 0 {
@@ -104,6 +104,25 @@ func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
 		}
 	}
 	return nil
+}
+
+// subscribed returns the workspace's enabled webhooks, read once per
+// transaction: a batch of runner steps or replies writes many events.
+func (svc *Service) subscribed(ctx context.Context, workspaceID string) ([]Webhook, error) {
+	memo, key := db.TxMemo(ctx), "webhooks:"+workspaceID
+	if memo != nil {
+		if v, ok := memo.Load(key); ok {
+			return v.([]Webhook), nil
+		}
+	}
+	var hooks []Webhook
+	if err := svc.db.IDB(ctx).NewSelect().Model(&hooks).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL AND wh.enabled", workspaceID).Scan(ctx); err != nil {
+		return nil, err
+	}
+	if memo != nil {
+		memo.Store(key, hooks)
+	}
+	return hooks, nil
 }
 
 // allowed refuses principals that may not use webhooks: a workspace on

@@ -184,8 +184,18 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error
 		defer d.writeMu.Unlock()
 	}
 	return d.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(context.WithValue(ctx, txKey{}, tx))
+		return fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txMemoKey{}, &sync.Map{}))
 	})
+}
+
+type txMemoKey struct{}
+
+// TxMemo is a map that lives as long as the transaction ctx carries (nil
+// outside one): what a store read once in a transaction and may reuse in
+// it, such as the webhooks of a workspace for the outbox.
+func TxMemo(ctx context.Context) *sync.Map {
+	m, _ := ctx.Value(txMemoKey{}).(*sync.Map)
+	return m
 }
 
 // InTxNoFlush is InTx for work whose commit may be lost in a crash without
