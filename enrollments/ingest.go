@@ -88,9 +88,26 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 	return nil
 }
 
+// inboundSender reads a sender once per ingest transaction: a batch holds
+// many reports of the same senders, and a signal changes the one read.
+func (r *Runner) inboundSender(ctx context.Context, id string) (*senders.Sender, error) {
+	memo := db.TxMemo(ctx)
+	if memo == nil {
+		return r.svc.senders.Sender(ctx, id)
+	}
+	if v, ok := memo.Load("sender:" + id); ok {
+		return v.(*senders.Sender), nil
+	}
+	s, err := r.svc.senders.Sender(ctx, id)
+	if err == nil {
+		memo.Store("sender:"+id, s)
+	}
+	return s, err
+}
+
 func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Time) error {
 	svc := r.svc
-	s, err := svc.senders.Sender(ctx, in.SenderID)
+	s, err := r.inboundSender(ctx, in.SenderID)
 	if db.IsNoRows(err) {
 		r.logger.Warn("runner: inbound for an unknown sender", "sender_id", in.SenderID, "kind", in.Kind)
 		return nil

@@ -55,16 +55,27 @@ func (b *BunStore) locked(ctx context.Context, q *bun.SelectQuery) *bun.SelectQu
 	return q
 }
 
-// Conversation returns, or makes, the thread of t's sender, lead and channel.
+// Conversation returns, or makes, the thread of t's sender, lead and
+// channel. Most replies come to a thread the runner's message opened, so
+// it is looked up first.
 func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error) {
 	idb := b.db.IDB(ctx)
-	if _, err := db.InsertIfAbsent(ctx, idb, t, "sender_id, lead_id, channel"); err != nil {
+	find := func() (*Thread, error) {
+		out := new(Thread)
+		return out, b.locked(ctx, idb.NewSelect().Model(out).
+			Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", t.SenderID, t.LeadID, t.Channel)).Scan(ctx)
+	}
+	if out, err := find(); !db.IsNoRows(err) {
+		return out, err
+	}
+	added, err := db.InsertIfAbsent(ctx, idb, t, "sender_id, lead_id, channel")
+	if err != nil {
 		return nil, err
 	}
-	out := new(Thread)
-	err := b.locked(ctx, idb.NewSelect().Model(out).
-		Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", t.SenderID, t.LeadID, t.Channel)).Scan(ctx)
-	return out, err
+	if added {
+		return t, nil
+	}
+	return find() // another transaction made it meanwhile
 }
 
 // ByID returns the workspace's thread with id, locked on Postgres when
