@@ -245,19 +245,42 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 	idb := w.svc.db.IDB(ctx)
 	now := w.svc.clock.Now()
 	model := (*Webhook)(nil)
+	// Successes, the common case, are written a statement per status code,
+	// and reset each webhook's count once.
+	succeeded := map[int][]string{}
+	reset := map[string]bool{}
+	for i := range batch {
+		if results[i].err == "" {
+			succeeded[results[i].code] = append(succeeded[results[i].code], batch[i].ID)
+			reset[batch[i].WebhookID] = true
+		}
+	}
+	for code, ids := range succeeded {
+		if _, err := idb.NewUpdate().Model((*Delivery)(nil)).Set("status = ?", Succeeded).Set("attempts = attempts + 1").
+			Set("next_attempt_at = NULL").Set("lease_until = NULL").Set("last_status_code = ?", code).Set("last_error = NULL").
+			Set("updated_at = ?", now).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for id := range reset {
+		if _, err := idb.NewUpdate().Model(model).Set("consecutive_failures = 0").Set("updated_at = ?", now).
+			Where("id = ? AND consecutive_failures <> 0", id).Exec(ctx); err != nil {
+			return err
+		}
+	}
 	for i := range batch {
 		d, o, h := &batch[i], results[i], hooks[batch[i].WebhookID]
+		if o.err == "" {
+			continue
+		}
 		d.Attempts++
 		d.LeaseUntil, d.UpdatedAt = nil, now
 		if o.code != 0 {
 			code := o.code
 			d.LastStatusCode = &code
 		}
-		var counted *bun.UpdateQuery
+		final := false
 		switch {
-		case o.err == "":
-			d.Status, d.NextAttemptAt, d.LastError = Succeeded, nil, nil
-			counted = idb.NewUpdate().Model(model).Set("consecutive_failures = 0").Where("id = ? AND consecutive_failures <> 0", d.WebhookID)
 		case h == nil || h.DeletedAt != nil || !h.Enabled:
 			d.Attempts--
 			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
@@ -266,20 +289,18 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 			d.NextAttemptAt, d.LastError = &next, &o.err
 		default:
 			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
-			counted = idb.NewUpdate().Model(model).Set("consecutive_failures = consecutive_failures + 1").Where("id = ?", d.WebhookID)
+			final = true
 		}
 		if _, err := idb.NewUpdate().Model(d).Column("status", "attempts", "next_attempt_at", "lease_until", "last_status_code", "last_error", "updated_at").
 			WherePK().Exec(ctx); err != nil {
 			return err
 		}
-		if counted == nil {
+		if !final {
 			continue
 		}
-		if _, err := counted.Set("updated_at = ?", now).Exec(ctx); err != nil {
+		if _, err := idb.NewUpdate().Model(model).Set("consecutive_failures = consecutive_failures + 1").Set("updated_at = ?", now).
+			Where("id = ?", d.WebhookID).Exec(ctx); err != nil {
 			return err
-		}
-		if d.Status != Failed {
-			continue
 		}
 		off, err := db.Changed(idb.NewUpdate().Model(model).Set("enabled = ?", false).Set("disabled_at = ?", now).Set("updated_at = ?", now).
 			Where("id = ? AND enabled AND consecutive_failures >= ?", d.WebhookID, SwitchOffAfter).Exec(ctx))
