@@ -44,6 +44,7 @@ func main() {
 	dsn := flag.String("db", "/tmp/leadline-inbox.db", "database (new)")
 	n := flag.Int("threads", 100_000, "leads, each with one live enrollment and one reply (one thread each)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the ingestion to this file")
+	workers := flag.Int("ingest-workers", 0, "parallel ingest workers (0: the runner's default for the engine)")
 	flag.Parse()
 	ctx := context.Background()
 	d, err := db.Open(ctx, *dsn)
@@ -124,6 +125,9 @@ func main() {
 	}
 	clock.Set(start.Add(time.Duration(*n)*time.Millisecond + time.Second))
 	runner := pl.Enrollments.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, slog.New(slog.DiscardHandler))
+	if *workers > 0 {
+		runner.IngestWorkers = *workers
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		check(err)
