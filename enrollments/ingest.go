@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 )
 
@@ -66,6 +67,9 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 	for start := 0; start < len(in); start += ingestBatch {
 		part := in[start:min(start+ingestBatch, len(in))]
 		err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+			if err := r.prefetch(ctx, part); err != nil {
+				return err
+			}
 			for _, ev := range part {
 				if err := r.ingestOne(ctx, ev, now); err != nil {
 					return err
@@ -88,6 +92,65 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 	return nil
 }
 
+// prefetch reads, in one query per workspace each, the leads of a batch's
+// replies and their live enrollments, for the replies to take from the
+// transaction's memo (each once: a second report of the same lead reads
+// afresh, after the first changed it).
+func (r *Runner) prefetch(ctx context.Context, batch []senders.Inbound) error {
+	memo := db.TxMemo(ctx)
+	byWorkspace := map[string][]string{}
+	for _, ev := range batch {
+		if ev.Kind != senders.InboundReply || ev.LeadID == "" {
+			continue
+		}
+		s, err := r.inboundSender(ctx, ev.SenderID)
+		if db.IsNoRows(err) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		byWorkspace[s.WorkspaceID] = append(byWorkspace[s.WorkspaceID], ev.LeadID)
+	}
+	for ws, ids := range byWorkspace {
+		ls, err := r.svc.leads.ByIDs(ctx, ws, ids)
+		if err != nil {
+			return err
+		}
+		for i := range ls {
+			memo.Store("lead:"+ls[i].ID, &ls[i])
+		}
+		live, err := r.svc.store.Live(ctx, ws, ids)
+		if err != nil {
+			return err
+		}
+		byLead := map[string][]Enrollment{}
+		for _, id := range ids {
+			byLead[id] = nil
+		}
+		for _, e := range live {
+			byLead[e.LeadID] = append(byLead[e.LeadID], e)
+		}
+		for id, es := range byLead {
+			memo.Store("live:"+id, es)
+		}
+	}
+	return nil
+}
+
+// take returns and forgets what prefetch read under key.
+func take[T any](ctx context.Context, key string) (T, bool) {
+	var zero T
+	memo := db.TxMemo(ctx)
+	if memo == nil {
+		return zero, false
+	}
+	v, ok := memo.LoadAndDelete(key)
+	if !ok {
+		return zero, false
+	}
+	return v.(T), true
+}
+
 // inboundSender reads a sender once per ingest transaction: a batch holds
 // many reports of the same senders, and a signal changes the one read.
 func (r *Runner) inboundSender(ctx context.Context, id string) (*senders.Sender, error) {
@@ -107,6 +170,11 @@ func (r *Runner) inboundSender(ctx context.Context, id string) (*senders.Sender,
 
 func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Time) error {
 	svc := r.svc
+	if in.Kind != senders.InboundReply {
+		// Whatever else happened to the lead makes what prefetch read stale.
+		take[any](ctx, "live:"+in.LeadID)
+		take[any](ctx, "lead:"+in.LeadID)
+	}
 	s, err := r.inboundSender(ctx, in.SenderID)
 	if db.IsNoRows(err) {
 		r.logger.Warn("runner: inbound for an unknown sender", "sender_id", in.SenderID, "kind", in.Kind)
@@ -160,7 +228,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		}
 		return nil
 	case senders.InboundReply:
-		return r.reply(ctx, s, in, now, emit)
+		return r.reply(ctx, s, in, now)
 	case senders.InboundBooking:
 		_, err := svc.bookings.Book(ctx, &bookings.Booking{WorkspaceID: s.WorkspaceID, Provider: bookings.Sandbox, BookingID: in.BookingID,
 			LeadID: &in.LeadID, SenderID: &s.ID, StartsAt: in.StartsAt})
@@ -174,14 +242,20 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 // enrollment of the lead (reply-stop) in this transaction; an auto-reply
 // only delays the lead's next step, until the return date it gives or by
 // OutOfOfficeDelay.
-func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inbound, now time.Time, emit func(string, map[string]any) error) error {
+func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inbound, now time.Time) error {
 	svc := r.svc
-	live, err := svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID})
-	if err != nil {
-		return err
+	live, ok := take[[]Enrollment](ctx, "live:"+in.LeadID)
+	if !ok {
+		var err error
+		if live, err = svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID}); err != nil {
+			return err
+		}
 	}
 	a := inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
 		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: in.At}
+	if l, ok := take[*leads.Lead](ctx, "lead:"+in.LeadID); ok && l.WorkspaceID == s.WorkspaceID {
+		a.Lead = l
+	}
 	if a.At.IsZero() {
 		a.At = now
 	}
@@ -189,6 +263,30 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		if deref(e.SenderID) == s.ID || deref(e.EmailSenderID) == s.ID {
 			a.SequenceID, a.EnrollmentID = e.SequenceID, e.ID
 		}
+	}
+	// reply.received and the enrollments' ends are written with
+	// message.classified, in one statement.
+	var until time.Time
+	a.Also = func(th *inbox.Thread, m *inbox.Message, read inbox.Classification) []events.Event {
+		data := map[string]any{"sender_id": s.ID, "auto_reply": read.AutoReply, "provider_message_id": in.ProviderMessageID,
+			"thread_id": th.ID, "message_id": m.ID, "intent": string(read.Intent), "body": in.Body}
+		if in.Subject != "" {
+			data["subject"] = in.Subject
+		}
+		if read.AutoReply {
+			until = now.Add(OutOfOfficeDelay)
+			if read.ReturnsAt != nil && read.ReturnsAt.After(now) {
+				until = *read.ReturnsAt
+				data["returns_at"] = until
+			}
+		}
+		out := []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID, Kind: EventReplyReceived, Data: data}}
+		if !read.AutoReply {
+			for i := range live {
+				out = append(out, r.ended(&live[i], Replied, "replied", now))
+			}
+		}
+		return out
 	}
 	got, err := svc.inbox.Receive(ctx, a)
 	if errors.Is(err, inbox.ErrUnknownLead) {
@@ -198,21 +296,7 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 	if err != nil || got.Duplicate {
 		return err
 	}
-	data := map[string]any{"sender_id": s.ID, "auto_reply": got.Read.AutoReply, "provider_message_id": in.ProviderMessageID,
-		"thread_id": got.Thread.ID, "message_id": got.Message.ID, "intent": string(got.Read.Intent)}
-	if in.Subject != "" {
-		data["subject"] = in.Subject
-	}
-	data["body"] = in.Body
 	if got.Read.AutoReply {
-		until := now.Add(OutOfOfficeDelay)
-		if got.Read.ReturnsAt != nil && got.Read.ReturnsAt.After(now) {
-			until = *got.Read.ReturnsAt
-			data["returns_at"] = until
-		}
-		if err := emit(EventReplyReceived, data); err != nil {
-			return err
-		}
 		for i := range live {
 			e := &live[i]
 			if e.Status == Active && e.NextRunAt != nil && e.NextRunAt.Before(until) {
@@ -225,14 +309,8 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		}
 		return nil
 	}
-	if err := emit(EventReplyReceived, data); err != nil {
-		return err
-	}
 	for i := range live {
 		e := &live[i]
-		if err := r.end(ctx, e, Replied, "replied", now); err != nil {
-			return err
-		}
 		e.UpdatedAt, e.LeaseUntil = now, nil
 		if err := svc.store.Save(ctx, e); err != nil {
 			return err

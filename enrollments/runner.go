@@ -831,6 +831,12 @@ func (r *Runner) fail(ctx context.Context, e *Enrollment, code, msg string, now 
 
 // end moves the enrollment to a terminal status.
 func (r *Runner) end(ctx context.Context, e *Enrollment, status Status, reason string, now time.Time) error {
+	return r.svc.log.EmitMany(ctx, []events.Event{r.ended(e, status, reason, now)})
+}
+
+// ended moves the enrollment to a terminal status and returns the event
+// that says so, for the caller to write.
+func (r *Runner) ended(e *Enrollment, status Status, reason string, now time.Time) events.Event {
 	e.Status, e.EndedAt, e.NextRunAt, e.WaitingFor, e.WaitingUntil = status, &now, nil, nil, nil
 	if status == Stopped {
 		code, _, _ := strings.Cut(reason, ":")
@@ -840,7 +846,7 @@ func (r *Runner) end(ctx context.Context, e *Enrollment, status Status, reason s
 	if status == Replied {
 		kind = EventReplied
 	}
-	return r.svc.log.EmitMany(ctx, []events.Event{r.event(e, kind, e.StepID, map[string]any{"sequence_id": e.SequenceID, "reason": reason})})
+	return r.event(e, kind, e.StepID, map[string]any{"sequence_id": e.SequenceID, "reason": reason})
 }
 
 func (r *Runner) event(e *Enrollment, kind, stepID string, data map[string]any) events.Event {

@@ -95,14 +95,16 @@ type Outgoing struct {
 // RecordSent puts a message the runner sent into its thread, inside the
 // transaction ctx carries.
 func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
-	th, err := svc.conversation(ctx, o.WorkspaceID, o.ClientID, o.Sender, o.LeadID, o.At)
+	// A new thread is made with its first message counted.
+	th, created, err := svc.conversation(ctx, &Thread{WorkspaceID: o.WorkspaceID, ClientID: o.ClientID, SenderID: o.Sender.ID, LeadID: o.LeadID,
+		Channel: o.Sender.Channel, SequenceID: optional(o.SequenceID), EnrollmentID: optional(o.EnrollmentID), MessageCount: 1, LastMessageAt: o.At})
 	if err != nil {
 		return err
 	}
 	m := &Message{ID: apikit.NewID(), WorkspaceID: o.WorkspaceID, ThreadID: th.ID, Direction: Out, Status: Sent,
 		Subject: optional(o.Subject), Body: o.Body, ProviderMessageID: optional(o.ProviderMessageID), SentAt: o.At, CreatedAt: svc.clock.Now()}
 	added, err := svc.store.AddMessage(ctx, m)
-	if err != nil || !added {
+	if err != nil || !added || created {
 		return err
 	}
 	th.SequenceID, th.EnrollmentID = optional(o.SequenceID), optional(o.EnrollmentID)
@@ -110,12 +112,13 @@ func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
 	return svc.store.SaveThread(ctx, th)
 }
 
-// conversation returns (making it if need be) the thread of a sender and a
-// lead, locked for this transaction on Postgres.
-func (svc *Service) conversation(ctx context.Context, workspaceID string, clientID *string, s *senders.Sender, leadID string, at time.Time) (*Thread, error) {
+// conversation returns the thread of t's sender, lead and channel, locked
+// for this transaction on Postgres, or makes it from t (created).
+func (svc *Service) conversation(ctx context.Context, t *Thread) (*Thread, bool, error) {
 	now := svc.clock.Now()
-	return svc.store.Conversation(ctx, &Thread{ID: apikit.NewID(), WorkspaceID: workspaceID, ClientID: clientID, SenderID: s.ID,
-		LeadID: leadID, Channel: s.Channel, LastMessageAt: at, CreatedAt: now, UpdatedAt: now})
+	t.ID, t.CreatedAt, t.UpdatedAt = apikit.NewID(), now, now
+	th, err := svc.store.Conversation(ctx, t)
+	return th, th == t, err
 }
 
 // count adds one message at at to th.
@@ -148,6 +151,12 @@ type Arrived struct {
 	// AutoReply: the transport itself marked it as sent by a machine.
 	AutoReply bool
 	At        time.Time
+	// Lead is the lead, when the caller has read it already.
+	Lead *leads.Lead
+	// Also returns events the caller wants written with message.classified,
+	// in one statement, once the reply is kept and read (not for a
+	// duplicate).
+	Also func(th *Thread, m *Message, read Classification) []events.Event
 }
 
 // ErrUnknownLead is a reply from a lead the workspace does not have.
@@ -167,16 +176,16 @@ type Received struct {
 // message.classified. What the reply means for enrollments (reply-stop, an
 // out-of-office delay) is the caller's to do with Read.
 func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
-	ls, err := svc.leads.ByIDs(ctx, a.WorkspaceID, []string{a.LeadID})
-	if err != nil {
-		return nil, err
-	}
-	if len(ls) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownLead, a.LeadID)
-	}
-	th, err := svc.conversation(ctx, a.WorkspaceID, ls[0].ClientID, a.Sender, a.LeadID, a.At)
-	if err != nil {
-		return nil, err
+	lead := a.Lead
+	if lead == nil {
+		ls, err := svc.leads.ByIDs(ctx, a.WorkspaceID, []string{a.LeadID})
+		if err != nil {
+			return nil, err
+		}
+		if len(ls) == 0 {
+			return nil, fmt.Errorf("%w: %s", ErrUnknownLead, a.LeadID)
+		}
+		lead = &ls[0]
 	}
 	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
 	if err != nil {
@@ -188,6 +197,14 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	if a.AutoReply && !read.AutoReply {
 		read.AutoReply, read.Intent = true, OutOfOffice
 	}
+	// A new thread is made with this reply counted and read.
+	intent, source := read.Intent, SourceAuto
+	th, created, err := svc.conversation(ctx, &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
+		Channel: a.Sender.Channel, SequenceID: optional(a.SequenceID), EnrollmentID: optional(a.EnrollmentID), Intent: &intent, IntentSource: &source,
+		Unread: true, MessageCount: 1, LastMessageAt: a.At})
+	if err != nil {
+		return nil, err
+	}
 	m := &Message{ID: apikit.NewID(), WorkspaceID: a.WorkspaceID, ThreadID: th.ID, Direction: In, Status: Sent,
 		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent,
 		ProviderMessageID: optional(a.ProviderMessageID), SentAt: a.At, CreatedAt: svc.clock.Now()}
@@ -198,6 +215,23 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	if !added {
 		return &Received{Thread: th, Read: read, Duplicate: true}, nil
 	}
+	if !created {
+		if err := svc.counted(ctx, th, a, read); err != nil {
+			return nil, err
+		}
+	}
+	var also []events.Event
+	if a.Also != nil {
+		also = a.Also(th, m, read)
+	}
+	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, "", also...); err != nil {
+		return nil, err
+	}
+	return &Received{Thread: th, Message: m, Read: read}, nil
+}
+
+// counted adds a reply to an existing thread.
+func (svc *Service) counted(ctx context.Context, th *Thread, a Arrived, read Classification) error {
 	if a.SequenceID != "" {
 		th.SequenceID, th.EnrollmentID = &a.SequenceID, optional(a.EnrollmentID)
 	}
@@ -209,25 +243,19 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	}
 	th.Unread = true
 	svc.count(th, a.At)
-	if err := svc.store.SaveThread(ctx, th); err != nil {
-		return nil, err
-	}
-	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, ""); err != nil {
-		return nil, err
-	}
-	return &Received{Thread: th, Message: m, Read: read}, nil
+	return svc.store.SaveThread(ctx, th)
 }
 
 // classified writes message.classified for m (nil: a thread without a
-// reply) read as intent.
-func (svc *Service) classified(ctx context.Context, th *Thread, m *Message, intent Intent, source, memberID string) error {
+// reply) read as intent, with the events in also.
+func (svc *Service) classified(ctx context.Context, th *Thread, m *Message, intent Intent, source, memberID string, also ...events.Event) error {
 	data := map[string]any{"thread_id": th.ID, "lead_id": th.LeadID, "sender_id": th.SenderID, "sequence_id": th.SequenceID,
 		"intent": string(intent), "intent_source": source, "message_id": nil, "auto_reply": false}
 	if m != nil {
 		data["message_id"], data["auto_reply"] = m.ID, m.AutoReply
 	}
-	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
-		SequenceID: apikit.Deref(th.SequenceID), EnrollmentID: apikit.Deref(th.EnrollmentID), Kind: EventClassified, MemberID: memberID, Data: data}})
+	return svc.log.EmitMany(ctx, append([]events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+		SequenceID: apikit.Deref(th.SequenceID), EnrollmentID: apikit.Deref(th.EnrollmentID), Kind: EventClassified, MemberID: memberID, Data: data}}, also...))
 }
 
 // Visible returns the thread with id if the principal may see it.
