@@ -115,6 +115,22 @@ func TestOpenAPIAndDocs(t *testing.T) {
 			{"get", "/v1/leads/{id}/timeline", "200 404"},
 			{"post", "/v1/leads/enrich", "202 409 429"},
 			{"post", "/v1/suppressions", "200 409"},
+			{"get", "/v1/threads", "200 401 403 422 429"},
+			{"get", "/v1/threads/{id}", "200 404"},
+			{"post", "/v1/threads/{id}/reply", "200 404 409 422"},
+			{"put", "/v1/threads/{id}/intent", "200 404 422"},
+			{"put", "/v1/threads/{id}/assignee", "200 404 422"},
+			{"post", "/v1/threads/{id}/read", "200 404"},
+			{"get", "/v1/tasks", "200 422"},
+			{"get", "/v1/tasks/{id}", "200 404"},
+			{"post", "/v1/tasks/{id}/complete", "200 404 409 422"},
+			{"get", "/v1/webhooks", "200 403"},
+			{"post", "/v1/webhooks", "201 403 422"},
+			{"delete", "/v1/webhooks/{id}", "200 404"},
+			{"post", "/v1/webhooks/{id}/enable", "200 404"},
+			{"get", "/v1/webhooks/deliveries", "200 403"},
+			{"post", "/v1/webhooks/deliveries/{id}/replay", "202 404 409"},
+			{"get", "/v1/webhooks/event-kinds", "200"},
 		} {
 			op, ok := doc.Paths[c.path][c.method]
 			is.True(ok) // every route is documented
