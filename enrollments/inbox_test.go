@@ -2,6 +2,7 @@ package enrollments_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -193,5 +194,35 @@ func TestOutOfOfficeWaitsForTheReturnDate(t *testing.T) {
 		is.Equal(len(e.thread(cy).Messages), 3)
 		is.Equal(e.enrollment(cy).Status, enrollments.Finished)
 		e.noViolations()
+	})
+}
+
+// TestOneBatchKeepsEachLeadsOrder: a batch of reports writes its
+// reply-stops together, yet a later report of the same lead sees them.
+func TestOneBatchKeepsEachLeadsOrder(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, mailSequences)
+		e.activate("Mail only")
+		eve, fay := e.lead("Eve Ng", nil), e.lead("Fay Wu", nil)
+		e.enrol("Mail only", eve, fay)
+		e.runUntil(monday.Add(6 * time.Hour))
+		now := e.clock.Now()
+		// Eve replies twice, then her address bounces; Fay replies once.
+		for i, body := range []string{"Sounds good, Thursday?", "Also, what does it cost?"} {
+			e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: eve, At: now, ProviderMessageID: fmt.Sprint("eve-", i), Body: body})
+		}
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundBounce, SenderID: e.ids["mail"], LeadID: eve, At: now, Message: "550 gone"})
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: fay, At: now, ProviderMessageID: "fay-0", Body: "Not interested."})
+		e.runUntil(now.Add(time.Minute))
+		for _, l := range []string{eve, fay} {
+			is.Equal(e.enrollment(l).Status, enrollments.Replied)
+			is.Equal(e.count("enrollment.replied", l), 1)
+			is.Equal(e.count("enrollment.failed", l), 0)
+			got, err := e.leads.Get(context.Background(), e.p, l)
+			is.NoErr(err)
+			is.True(got.Replied)
+		}
+		is.Equal(len(e.thread(eve).Messages), 3)
 	})
 }

@@ -75,7 +75,7 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 					return err
 				}
 			}
-			return nil
+			return r.flushStops(ctx)
 		})
 		if err == nil {
 			continue
@@ -84,7 +84,12 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 			return err
 		}
 		for _, ev := range part {
-			if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.ingestOne(ctx, ev, now) }); err != nil {
+			if err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+				if err := r.ingestOne(ctx, ev, now); err != nil {
+					return err
+				}
+				return r.flushStops(ctx)
+			}); err != nil {
 				return err
 			}
 		}
@@ -137,6 +142,14 @@ func (r *Runner) prefetch(ctx context.Context, batch []senders.Inbound) error {
 	return nil
 }
 
+// loadMemo returns what the transaction's memo holds under key.
+func loadMemo(ctx context.Context, key string) (any, bool) {
+	if memo := db.TxMemo(ctx); memo != nil {
+		return memo.Load(key)
+	}
+	return nil, false
+}
+
 // take returns and forgets what prefetch read under key.
 func take[T any](ctx context.Context, key string) (T, bool) {
 	var zero T
@@ -170,6 +183,12 @@ func (r *Runner) inboundSender(ctx context.Context, id string) (*senders.Sender,
 
 func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Time) error {
 	svc := r.svc
+	if p, ok := loadMemo(ctx, "stops"); ok && (in.Kind != senders.InboundReply || p.(*replyStops).touched[in.LeadID]) {
+		// This report could read what the batch's replies changed.
+		if err := r.flushStops(ctx); err != nil {
+			return err
+		}
+	}
 	if in.Kind != senders.InboundReply {
 		// Whatever else happened to the lead makes what prefetch read stale.
 		take[any](ctx, "live:"+in.LeadID)
@@ -309,6 +328,14 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		}
 		return nil
 	}
+	if stops := pendingStops(ctx, now); stops != nil {
+		for _, e := range live {
+			stops.enrollments = append(stops.enrollments, e.ID)
+		}
+		stops.leads[s.WorkspaceID] = append(stops.leads[s.WorkspaceID], in.LeadID)
+		stops.touched[in.LeadID] = true
+		return nil
+	}
 	for i := range live {
 		e := &live[i]
 		e.UpdatedAt, e.LeaseUntil = now, nil
@@ -317,4 +344,42 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		}
 	}
 	return svc.leads.MarkReplied(ctx, s.WorkspaceID, in.LeadID)
+}
+
+// replyStops are the reply-stop writes of an ingest batch: the ended
+// enrollments and the leads that replied, written in one statement each
+// when the batch ends, or before a report that could read them.
+type replyStops struct {
+	at          time.Time
+	enrollments []string
+	leads       map[string][]string // by workspace
+	touched     map[string]bool
+}
+
+// pendingStops returns the transaction's reply-stop writes (nil outside
+// an ingest transaction).
+func pendingStops(ctx context.Context, now time.Time) *replyStops {
+	memo := db.TxMemo(ctx)
+	if memo == nil {
+		return nil
+	}
+	v, _ := memo.LoadOrStore("stops", &replyStops{at: now, leads: map[string][]string{}, touched: map[string]bool{}})
+	return v.(*replyStops)
+}
+
+// flushStops writes the pending reply-stop writes.
+func (r *Runner) flushStops(ctx context.Context) error {
+	p, ok := take[*replyStops](ctx, "stops")
+	if !ok {
+		return nil
+	}
+	if err := r.svc.store.EndReplied(ctx, p.enrollments, p.at); err != nil {
+		return err
+	}
+	for ws, ids := range p.leads {
+		if err := r.svc.leads.MarkReplied(ctx, ws, ids...); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ import (
 // Leads is what the enrollments area needs of the leads area.
 type Leads interface {
 	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]leads.Lead, error)
-	MarkReplied(ctx context.Context, workspaceID, leadID string) error
+	MarkReplied(ctx context.Context, workspaceID string, leadIDs ...string) error
 	SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error
 	SetEngine(e leads.Engine)
 	QueuedEnrichment(ctx context.Context, workspaceID string, limit int) ([]leads.EnrichmentJob, error)

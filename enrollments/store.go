@@ -95,6 +95,17 @@ func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Enrollmen
 	return e, nil
 }
 
+// EndReplied moves enrollments to replied, as Runner.ended does one, in
+// one statement (reply-stop of an ingest batch).
+func (b *BunStore) EndReplied(ctx context.Context, ids []string, now time.Time) error {
+	return chunks(ids, func(part []string) error {
+		_, err := b.idb(ctx).NewUpdate().Model((*Enrollment)(nil)).Set("status = ?", Replied).Set("ended_at = ?", now).
+			Set("next_run_at = NULL").Set("waiting_for = NULL").Set("waiting_until = NULL").Set("lease_until = NULL").Set("updated_at = ?", now).
+			Where("id IN (?)", bun.In(part)).Exec(ctx)
+		return err
+	})
+}
+
 // Live returns the live enrollments of the leads.
 func (b *BunStore) Live(ctx context.Context, workspaceID string, leadIDs []string) ([]Enrollment, error) {
 	var out []Enrollment

@@ -3,6 +3,8 @@ package leads
 import (
 	"context"
 
+	"github.com/uptrace/bun"
+
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
@@ -46,12 +48,17 @@ func (s *Service) ByIDs(ctx context.Context, workspaceID string, ids []string) (
 	return s.store.ByIDs(ctx, workspaceID, ids)
 }
 
-// MarkReplied records that the lead replied, inside the transaction ctx
+// MarkReplied records that the leads replied, inside the transaction ctx
 // carries: the lead's replied flag is what the replied filter reads.
-func (s *Service) MarkReplied(ctx context.Context, workspaceID, leadID string) error {
-	_, err := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("replied = ?", true).Set("updated_at = ?", s.clock.Now()).
-		Where("workspace_id = ? AND id = ? AND NOT replied", workspaceID, leadID).Exec(ctx)
-	return err
+func (s *Service) MarkReplied(ctx context.Context, workspaceID string, leadIDs ...string) error {
+	for start := 0; start < len(leadIDs); start += 500 {
+		part := leadIDs[start:min(start+500, len(leadIDs))]
+		if _, err := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("replied = ?", true).Set("updated_at = ?", s.clock.Now()).
+			Where("workspace_id = ? AND id IN (?) AND NOT replied", workspaceID, bun.In(part)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetProfile stores what enrichment found of a lead's profile.
