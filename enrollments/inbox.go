@@ -14,6 +14,7 @@ type Inbox interface {
 	RecordSent(ctx context.Context, o inbox.Outgoing) error
 	Receive(ctx context.Context, a inbox.Arrived) (*inbox.Received, error)
 	UseTransports(ts map[string]senders.Transport)
+	Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error
 }
 
 // toThread puts a sent message, InMail or email into its thread, which

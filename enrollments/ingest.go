@@ -98,12 +98,13 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 }
 
 // prefetch reads, in one query per workspace each, the leads of a batch's
-// replies and their live enrollments, for the replies to take from the
+// replies, their live enrollments and their threads, for the replies to take from the
 // transaction's memo (each once: a second report of the same lead reads
 // afresh, after the first changed it).
 func (r *Runner) prefetch(ctx context.Context, batch []senders.Inbound) error {
 	memo := db.TxMemo(ctx)
 	byWorkspace := map[string][]string{}
+	sendersOf := map[string][]*senders.Sender{}
 	for _, ev := range batch {
 		if ev.Kind != senders.InboundReply || ev.LeadID == "" {
 			continue
@@ -115,8 +116,12 @@ func (r *Runner) prefetch(ctx context.Context, batch []senders.Inbound) error {
 			return err
 		}
 		byWorkspace[s.WorkspaceID] = append(byWorkspace[s.WorkspaceID], ev.LeadID)
+		sendersOf[s.WorkspaceID] = append(sendersOf[s.WorkspaceID], s)
 	}
 	for ws, ids := range byWorkspace {
+		if err := r.svc.inbox.Prefetch(ctx, ws, sendersOf[ws], ids); err != nil {
+			return err
+		}
 		ls, err := r.svc.leads.ByIDs(ctx, ws, ids)
 		if err != nil {
 			return err

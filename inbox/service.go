@@ -78,6 +78,19 @@ func (svc *Service) transport(name string) senders.Transport {
 	return svc.transports[name]
 }
 
+// Prefetch reads, in one query, the threads of the conversations of a
+// batch of replies (the senders and leads of one workspace), for Receive
+// to take from the transaction's memo.
+func (svc *Service) Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error {
+	pairs := make([][2]string, len(ss))
+	channel := map[string]string{}
+	for i, s := range ss {
+		pairs[i] = [2]string{s.ID, leadIDs[i]}
+		channel[s.ID] = string(s.Channel)
+	}
+	return svc.store.Prefetch(ctx, workspaceID, pairs, channel)
+}
+
 // Outgoing is a message the runner sent in a sequence.
 type Outgoing struct {
 	WorkspaceID       string

@@ -17,6 +17,7 @@ type Store interface {
 	// the row stays locked until commit.
 	Conversation(ctx context.Context, t *Thread) (*Thread, error)
 	ByID(ctx context.Context, workspaceID, id string, lock bool) (*Thread, error)
+	Prefetch(ctx context.Context, workspaceID string, pairs [][2]string, channel map[string]string) error
 	SaveThread(ctx context.Context, t *Thread) error
 	// AddMessage inserts m unless its thread has the same provider
 	// message in the same direction; it reports whether it inserted.
@@ -65,8 +66,21 @@ func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error)
 		return out, b.locked(ctx, idb.NewSelect().Model(out).
 			Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", t.SenderID, t.LeadID, t.Channel)).Scan(ctx)
 	}
-	if out, err := find(); !db.IsNoRows(err) {
-		return out, err
+	// What Prefetch read for this conversation, once.
+	key := "thread:" + t.SenderID + "|" + t.LeadID + "|" + string(t.Channel)
+	known := false
+	if memo := db.TxMemo(ctx); memo != nil {
+		if v, ok := memo.LoadAndDelete(key); ok {
+			if th, ok := v.(*Thread); ok {
+				return th, nil
+			}
+			known = true // read as absent
+		}
+	}
+	if !known {
+		if out, err := find(); !db.IsNoRows(err) {
+			return out, err
+		}
 	}
 	added, err := db.InsertIfAbsent(ctx, idb, t, "sender_id, lead_id, channel")
 	if err != nil {
@@ -76,6 +90,39 @@ func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error)
 		return t, nil
 	}
 	return find() // another transaction made it meanwhile
+}
+
+// Prefetch reads the threads of several conversations (sender and lead
+// pairs) of one workspace in one query, locked on Postgres, into the
+// transaction's memo, where Conversation takes each once; a pair without
+// a thread is remembered as absent.
+func (b *BunStore) Prefetch(ctx context.Context, workspaceID string, pairs [][2]string, channel map[string]string) error {
+	memo := db.TxMemo(ctx)
+	if memo == nil || len(pairs) == 0 {
+		return nil
+	}
+	leads := make([]string, 0, len(pairs))
+	for _, p := range pairs {
+		leads = append(leads, p[1])
+	}
+	var ths []Thread
+	if err := b.locked(ctx, b.db.IDB(ctx).NewSelect().Model(&ths).Where("th.workspace_id = ? AND th.lead_id IN (?)", workspaceID, bun.In(leads))).
+		Scan(ctx); err != nil {
+		return err
+	}
+	found := map[string]*Thread{}
+	for i := range ths {
+		found["thread:"+ths[i].SenderID+"|"+ths[i].LeadID+"|"+string(ths[i].Channel)] = &ths[i]
+	}
+	for _, p := range pairs {
+		key := "thread:" + p[0] + "|" + p[1] + "|" + channel[p[0]]
+		if th, ok := found[key]; ok {
+			memo.Store(key, th)
+		} else {
+			memo.Store(key, false)
+		}
+	}
+	return nil
 }
 
 // ByID returns the workspace's thread with id, locked on Postgres when
