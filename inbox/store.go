@@ -106,12 +106,16 @@ func (b *BunStore) Prefetch(ctx context.Context, workspaceID string, pairs [][2]
 		leads = append(leads, p[1])
 	}
 	var ths []Thread
-	if err := b.locked(ctx, b.db.IDB(ctx).NewSelect().Model(&ths).Where("th.workspace_id = ? AND th.lead_id IN (?)", workspaceID, bun.In(leads))).
-		Scan(ctx); err != nil {
+	// By lead alone: a workspace term would let SQLite walk the
+	// workspace's threads instead of the lead index.
+	if err := b.locked(ctx, b.db.IDB(ctx).NewSelect().Model(&ths).Where("th.lead_id IN (?)", bun.In(leads))).Scan(ctx); err != nil {
 		return err
 	}
 	found := map[string]*Thread{}
 	for i := range ths {
+		if ths[i].WorkspaceID != workspaceID {
+			continue
+		}
 		found["thread:"+ths[i].SenderID+"|"+ths[i].LeadID+"|"+string(ths[i].Channel)] = &ths[i]
 	}
 	for _, p := range pairs {
