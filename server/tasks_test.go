@@ -14,9 +14,9 @@ import (
 	"github.com/leadline/leadline/sequences"
 )
 
-// addTaskSequences adds two active sequences that start with a call task
-// and then email: one for Globex, one for Initech.
-func (e *env) addTaskSequences() map[string]string {
+// addClientSequences adds, for Globex and for Initech, an active sequence
+// named prefix and the client, sent by the shared mailbox, with steps.
+func (e *env) addClientSequences(prefix string, steps []sequences.Step) map[string]string {
 	e.t.Helper()
 	ids := e.addSenders()
 	ctx := context.Background()
@@ -24,25 +24,31 @@ func (e *env) addTaskSequences() map[string]string {
 	owner := sequences.Owner{WorkspaceID: w.ID, Clients: map[string]string{"Globex": e.ids["Globex"], "Initech": e.ids["Initech"]}}
 	var specs []sequences.Spec
 	for _, c := range []string{"Globex", "Initech"} {
-		specs = append(specs, sequences.Spec{Name: "Call " + c, Client: c, Senders: []string{"mail"}, Steps: []sequences.Step{
-			{ID: "call", Type: "task", Title: "Call {{first_name}}", DueInDays: 1},
-			{ID: "mail", Type: "email", Subject: "Our call", Body: "Hello {{first_name|there}}"},
-		}})
+		specs = append(specs, sequences.Spec{Name: prefix + c, Client: c, Senders: []string{"mail"}, Steps: steps})
 	}
 	if _, err := e.srv.sequences.Apply(ctx, owner, specs); err != nil {
 		e.t.Fatal(err)
 	}
 	for _, c := range []string{"Globex", "Initech"} {
-		q, err := e.srv.sequences.ByName(ctx, w.ID, "Call "+c)
+		q, err := e.srv.sequences.ByName(ctx, w.ID, prefix+c)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		ids["Call "+c] = q.ID
+		ids[prefix+c] = q.ID
 		if r := e.call("POST", "/v1/sequences/"+q.ID+"/activate", "manager", nil); r.Status != 200 {
 			e.t.Fatalf("activate: %d %s", r.Status, r.Raw)
 		}
 	}
 	return ids
+}
+
+// addTaskSequences adds two active sequences that start with a call task
+// and then email: one for Globex, one for Initech.
+func (e *env) addTaskSequences() map[string]string {
+	return e.addClientSequences("Call ", []sequences.Step{
+		{ID: "call", Type: "task", Title: "Call {{first_name}}", DueInDays: 1},
+		{ID: "mail", Type: "email", Subject: "Our call", Body: "Hello {{first_name|there}}"},
+	})
 }
 
 func TestTaskRoutes(t *testing.T) {

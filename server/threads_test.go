@@ -17,31 +17,7 @@ import (
 // addMailSequences adds an active one-email sequence for Globex and one
 // for Initech, both sent by the shared mailbox.
 func (e *env) addMailSequences() map[string]string {
-	e.t.Helper()
-	ids := e.addSenders()
-	ctx := context.Background()
-	w, _ := e.ws.ByName(ctx, "acme")
-	owner := sequences.Owner{WorkspaceID: w.ID, Clients: map[string]string{"Globex": e.ids["Globex"], "Initech": e.ids["Initech"]}}
-	var specs []sequences.Spec
-	for _, c := range []string{"Globex", "Initech"} {
-		specs = append(specs, sequences.Spec{Name: "Mail " + c, Client: c, Senders: []string{"mail"}, Steps: []sequences.Step{
-			{ID: "hi", Type: "email", Subject: "Hello {{first_name}}", Body: "Hi {{first_name}}"},
-		}})
-	}
-	if _, err := e.srv.sequences.Apply(ctx, owner, specs); err != nil {
-		e.t.Fatal(err)
-	}
-	for _, c := range []string{"Globex", "Initech"} {
-		q, err := e.srv.sequences.ByName(ctx, w.ID, "Mail "+c)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		ids["Mail "+c] = q.ID
-		if r := e.call("POST", "/v1/sequences/"+q.ID+"/activate", "manager", nil); r.Status != 200 {
-			e.t.Fatalf("activate: %d %s", r.Status, r.Raw)
-		}
-	}
-	return ids
+	return e.addClientSequences("Mail ", []sequences.Step{{ID: "hi", Type: "email", Subject: "Hello {{first_name}}", Body: "Hi {{first_name}}"}})
 }
 
 func TestThreadRoutes(t *testing.T) {
