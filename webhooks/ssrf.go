@@ -174,6 +174,9 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 // proxy, no redirects followed, and a 10-second limit per request. tlsc
 // (nil for the system's) lets tests trust a local receiver.
 func (g Guard) Client(tlsc *tls.Config) *http.Client {
+	if tlsc != nil {
+		tlsc = tlsc.Clone() // the transport sets its protocols on it
+	}
 	tr := &http.Transport{
 		Proxy:               nil,
 		DialContext:         g.DialContext,
