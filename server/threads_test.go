@@ -108,6 +108,13 @@ func TestThreadRoutes(t *testing.T) {
 		assertEnvelope(t, e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{}), 422, "E_PAYLOAD_INVALID")
 		is.Equal(e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{"assignee_id": owner}).data()["assignee_id"], owner)
 		is.Equal(count("assignee_id="+owner), 1.0)
+		var assigned int
+		for _, ev := range e.call("GET", "/v1/leads/"+ann+"/timeline", "viewer", nil).Body["data"].([]any) {
+			if ev.(map[string]any)["kind"] == "thread.assigned" {
+				assigned++
+			}
+		}
+		is.Equal(assigned, 1) // the change is on the lead's timeline
 		is.Equal(count("assignee_id=none"), 1.0)
 		is.Equal(e.call("PUT", "/v1/threads/"+threads[ann]+"/assignee", "member", map[string]any{"assignee_id": nil}).data()["assignee_id"], nil)
 

@@ -409,3 +409,52 @@ func TestDocsListEveryKind(t *testing.T) {
 		t.Errorf("docs/WEBHOOKS.md lists %d types, the code %d", n, len(webhooks.Kinds))
 	}
 }
+
+// TestWebhookQueriesUseIndexes explains every query of the outbox, the
+// worker and the routes on both engines and fails on a scan of the
+// webhook tables.
+func TestWebhookQueriesUseIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanPro)
+		rec := dbtest.Record(d)
+		queries := rec.During(func() {
+			w, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL, Events: []string{"*"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.emit(t, "lead.created", 3)
+			f.rec.answer(500)
+			f.tick(t)
+			f.rec.answer(200)
+			f.clock.Set(f.clock.Now().Add(3 * time.Minute))
+			f.tick(t)
+			if _, _, err := f.worker.NextDue(ctx); err != nil {
+				t.Fatal(err)
+			}
+			ds := f.delivery(t, "")
+			f.delivery(t, webhooks.Succeeded)
+			if _, err := f.svc.Deliveries(ctx, f.p, webhooks.DeliveryFilter{WebhookID: w.ID, Status: webhooks.Failed}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.svc.Replay(ctx, f.p, ds[0].ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.svc.List(ctx, f.p, 50, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.svc.Enable(ctx, f.p, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.svc.Delete(ctx, f.p, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.svc.Purge(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		for _, table := range []string{"webhooks", "deliveries"} {
+			dbtest.AssertNoScan(t, d, table, "", queries)
+		}
+	})
+}

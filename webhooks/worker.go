@@ -117,7 +117,7 @@ func (w *Worker) Tick(ctx context.Context) (int, error) {
 // NextDue returns when the next pending delivery is due, for simulated time.
 func (w *Worker) NextDue(ctx context.Context) (time.Time, bool, error) {
 	var next []time.Time
-	err := w.svc.db.NewSelect().Model((*Delivery)(nil)).Column("next_attempt_at").Where("status = ?", Pending).
+	err := w.svc.db.NewSelect().Model((*Delivery)(nil)).Column("next_attempt_at").Where("status = ? AND next_attempt_at IS NOT NULL", Pending).
 		OrderExpr("next_attempt_at").Limit(1).Scan(ctx, &next)
 	if err != nil || len(next) == 0 {
 		return time.Time{}, false, err
