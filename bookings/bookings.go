@@ -95,14 +95,24 @@ func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
 				b.LeadID = &l.ID
 			}
 		}
-		if b.LeadID != nil && b.SenderID == nil {
-			var senders []string
-			if err := svc.db.IDB(ctx).NewSelect().Table("threads").Column("sender_id").Where("lead_id = ?", *b.LeadID).
-				OrderExpr("last_message_at DESC").Limit(1).Scan(ctx, &senders); err != nil {
+		// The meeting counts for the conversation it came from: the lead's
+		// latest thread (with the sender, when known), its sequence and
+		// client.
+		var conv struct {
+			SenderID   string  `bun:"sender_id"`
+			SequenceID *string `bun:"sequence_id"`
+			ClientID   *string `bun:"client_id"`
+		}
+		if b.LeadID != nil {
+			q := svc.db.IDB(ctx).NewSelect().Table("threads").Column("sender_id", "sequence_id", "client_id").Where("lead_id = ?", *b.LeadID)
+			if b.SenderID != nil {
+				q = q.Where("sender_id = ?", *b.SenderID)
+			}
+			if err := q.OrderExpr("last_message_at DESC").Limit(1).Scan(ctx, &conv); err != nil && !db.IsNoRows(err) {
 				return err
 			}
-			if len(senders) > 0 {
-				b.SenderID = &senders[0]
+			if b.SenderID == nil && conv.SenderID != "" {
+				b.SenderID = &conv.SenderID
 			}
 		}
 		b.ID, b.CreatedAt = apikit.NewID(), svc.clock.Now()
@@ -114,7 +124,7 @@ func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
 			return nil // not a lead of this workspace: kept, not an event
 		}
 		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: b.WorkspaceID, LeadID: *b.LeadID, SenderID: apikit.Deref(b.SenderID),
-			Kind: EventBooked, Data: map[string]any{"lead_id": *b.LeadID, "sender_id": b.SenderID, "provider": b.Provider,
+			SequenceID: apikit.Deref(conv.SequenceID), ClientID: apikit.Deref(conv.ClientID), Kind: EventBooked, Data: map[string]any{"lead_id": *b.LeadID, "sender_id": b.SenderID, "provider": b.Provider,
 				"starts_at": b.StartsAt.UTC(), "booking_id": b.BookingID}}})
 	})
 	return added, err

@@ -69,7 +69,19 @@ func (r *Runner) Checks(ctx context.Context) error {
 			return fmt.Errorf("enrichment by sender %s: %w", all[i].ID, err)
 		}
 	}
+	for _, fn := range r.svc.housekeeping {
+		if err := fn(ctx, now); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// OnChecks registers fn to run with the runner's hourly checks: upkeep of
+// other areas that a worker should do, such as folding the reports'
+// counter shards.
+func (svc *Service) OnChecks(fn func(ctx context.Context, now time.Time) error) {
+	svc.housekeeping = append(svc.housekeeping, fn)
 }
 
 // checkSender rechecks a sender's health and writes sender.running_dry,

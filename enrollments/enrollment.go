@@ -68,6 +68,7 @@ type Enrollment struct {
 	LastError       *string    `bun:"last_error" json:"last_error"`
 	FailedAt        *time.Time `bun:"failed_at" json:"failed_at"`
 	EndedAt         *time.Time `bun:"ended_at" json:"ended_at"`
+	ContactedAt     *time.Time `bun:"contacted_at" json:"contacted_at" doc:"When the enrollment first contacted its lead (invitation, message, InMail or email)."`
 	LeaseUntil      *time.Time `bun:"lease_until" json:"-"`
 	CreatedAt       time.Time  `bun:"created_at" json:"created_at"`
 	UpdatedAt       time.Time  `bun:"updated_at" json:"updated_at"`
@@ -106,6 +107,7 @@ func (e *Enrollment) changed() []string {
 	add("last_error", !eqPtr(o.LastError, e.LastError))
 	add("failed_at", !eqTime(o.FailedAt, e.FailedAt))
 	add("ended_at", !eqTime(o.EndedAt, e.EndedAt))
+	add("contacted_at", !eqTime(o.ContactedAt, e.ContactedAt))
 	add("lease_until", !eqTime(o.LeaseUntil, e.LeaseUntil))
 	add("updated_at", !o.UpdatedAt.Equal(e.UpdatedAt))
 	return cols

@@ -221,15 +221,23 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		}
 		return nil
 	case senders.InboundAccepted:
-		ok, err := svc.senders.InviteAccepted(ctx, s, in.LeadID)
-		if err != nil || !ok {
+		sentAt, err := svc.senders.InviteAccepted(ctx, s, in.LeadID)
+		if err != nil || sentAt == nil {
 			return err
 		}
-		if err := emit(EventInviteAccepted, map[string]any{"sender_id": s.ID}); err != nil {
+		// The acceptance counts for the enrollment that invited, and for
+		// the day of the invitation in the acceptance rate.
+		if err := r.sentBy(ctx, &ev, s); err != nil {
+			return err
+		}
+		if err := emit(EventInviteAccepted, map[string]any{"sender_id": s.ID, "invited_at": sentAt.UTC()}); err != nil {
 			return err
 		}
 		return svc.store.Wake(ctx, "lead_id", in.LeadID, "awaiting_acceptance", now)
 	case senders.InboundBounce:
+		if err := r.sentBy(ctx, &ev, s); err != nil {
+			return err
+		}
 		if err := emit(EventEmailBounced, map[string]any{"sender_id": s.ID, "message": in.Message}); err != nil {
 			return err
 		}
@@ -304,7 +312,8 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 				data["returns_at"] = until
 			}
 		}
-		out := []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID, Kind: EventReplyReceived, Data: data}}
+		out := []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID, ClientID: apikit.Deref(th.ClientID),
+			SequenceID: apikit.Deref(th.SequenceID), Kind: EventReplyReceived, Data: data}}
 		if !read.AutoReply {
 			for i := range live {
 				out = append(out, r.ended(&live[i], Replied, "replied", now))
@@ -384,6 +393,23 @@ func (r *Runner) flushStops(ctx context.Context) error {
 	for ws, ids := range p.leads {
 		if err := r.svc.leads.MarkReplied(ctx, ws, ids...); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// sentBy names in ev the lead's enrollment that s works for, if one is
+// live: the sequence, enrollment and client an acceptance or a bounce
+// counts for in reports.
+func (r *Runner) sentBy(ctx context.Context, ev *events.Event, s *senders.Sender) error {
+	live, err := r.svc.store.Live(ctx, s.WorkspaceID, []string{ev.LeadID})
+	if err != nil {
+		return err
+	}
+	for _, e := range live {
+		if deref(e.SenderID) == s.ID || deref(e.EmailSenderID) == s.ID {
+			ev.SequenceID, ev.EnrollmentID, ev.ClientID = e.SequenceID, e.ID, deref(e.ClientID)
+			return nil
 		}
 	}
 	return nil

@@ -95,7 +95,7 @@ func (svc *Service) LeadsStopped(ctx context.Context, workspaceID string, leadID
 			return err
 		}
 		evs = append(evs, events.Event{WorkspaceID: workspaceID, LeadID: e.LeadID, SequenceID: e.SequenceID, EnrollmentID: e.ID,
-			SenderID: deref(e.SenderID), StepID: e.StepID, Kind: EventStopped, Data: map[string]any{"sequence_id": e.SequenceID, "reason": reason}})
+			SenderID: deref(e.SenderID), ClientID: deref(e.ClientID), StepID: e.StepID, Kind: EventStopped, Data: map[string]any{"sequence_id": e.SequenceID, "reason": reason}})
 	}
 	return svc.log.EmitMany(ctx, evs)
 }

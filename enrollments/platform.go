@@ -7,6 +7,7 @@ import (
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
@@ -26,6 +27,7 @@ type Platform struct {
 	Tasks       *tasks.Service
 	Inbox       *inbox.Service
 	Webhooks    *webhooks.Service
+	Reports     *reports.Service
 	Bookings    *bookings.Service
 	Enrollments *Service
 }
@@ -41,6 +43,7 @@ func NewPlatform(d *db.DB, clock apikit.Clock) *Platform {
 func NewPlatformGuarded(d *db.DB, clock apikit.Clock, guard webhooks.Guard) *Platform {
 	p := &Platform{Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
 	p.Webhooks = webhooks.NewService(d, clock, p.Log, guard)
+	p.Reports = reports.NewService(d, clock, p.Log)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
@@ -48,5 +51,6 @@ func NewPlatformGuarded(d *db.DB, clock apikit.Clock, guard webhooks.Guard) *Pla
 	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Inbox, p.Bookings, p.Log)
+	p.Enrollments.OnChecks(p.Reports.Compact)
 	return p
 }

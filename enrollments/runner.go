@@ -687,6 +687,11 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 			return false, err
 		}
 		data := map[string]any{"action": a.Action, "purpose": senders.PurposeSequence}
+		if e.ContactedAt == nil && action.Contacts() {
+			// The enrollment's first contact: reports count the lead
+			// contacted, and time its reply from here.
+			e.ContactedAt, data["first_contact"] = &now, true
+		}
 		if action == senders.Invite {
 			data["with_note"] = a.WithNote
 			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote); err != nil {
@@ -851,7 +856,7 @@ func (r *Runner) ended(e *Enrollment, status Status, reason string, now time.Tim
 
 func (r *Runner) event(e *Enrollment, kind, stepID string, data map[string]any) events.Event {
 	return events.Event{WorkspaceID: e.WorkspaceID, LeadID: e.LeadID, SequenceID: e.SequenceID, EnrollmentID: e.ID,
-		SenderID: deref(e.SenderID), StepID: stepID, Kind: kind, Data: data}
+		SenderID: deref(e.SenderID), ClientID: deref(e.ClientID), StepID: stepID, Kind: kind, Data: data}
 }
 
 func ptr[T any](v T) *T { return &v }

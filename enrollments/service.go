@@ -53,7 +53,7 @@ type Senders interface {
 	TakeNote(ctx context.Context, s *senders.Sender, t time.Time) (bool, error)
 	Signal(ctx context.Context, s *senders.Sender, signal, message string) error
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool) error
-	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (bool, error)
+	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (*time.Time, error)
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)
 	Budgets(ctx context.Context, p apikit.Principal, id string) (*senders.Budgets, error)
 	Sender(ctx context.Context, id string) (*senders.Sender, error)
@@ -87,6 +87,8 @@ type Service struct {
 	tasks     Tasks
 	inbox     Inbox
 	bookings  Bookings
+	// housekeeping runs with the runner's checks (OnChecks).
+	housekeeping []func(ctx context.Context, now time.Time) error
 }
 
 // NewService returns the enrollments Service on d.
@@ -616,7 +618,7 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 			es = append(es, e)
 			out.EnrollmentIDs = append(out.EnrollmentIDs, e.ID)
 			evs = append(evs, events.Event{WorkspaceID: p.WorkspaceID, LeadID: l.ID, SequenceID: q.ID, EnrollmentID: e.ID,
-				SenderID: a.SenderID, StepID: e.StepID, Kind: EventCreated, Data: map[string]any{"sequence_id": q.ID, "sequence_name": q.Name, "sender_id": a.SenderID}})
+				SenderID: a.SenderID, ClientID: deref(q.ClientID), StepID: e.StepID, Kind: EventCreated, Data: map[string]any{"sequence_id": q.ID, "sequence_name": q.Name, "sender_id": a.SenderID}})
 		}
 		if err := svc.store.Insert(ctx, es); err != nil {
 			return db.Conflict(err, "Another call enrolled some of these leads at the same moment.", "Preview again and commit the leads that are still eligible.")
@@ -684,7 +686,7 @@ func (svc *Service) transition(ctx context.Context, p apikit.Principal, id strin
 			return err
 		}
 		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: e.WorkspaceID, LeadID: e.LeadID, SequenceID: e.SequenceID, EnrollmentID: e.ID,
-			StepID: e.StepID, Kind: kind, Data: map[string]any{"sequence_id": e.SequenceID, "status": string(e.Status)}}})
+			SenderID: deref(e.SenderID), ClientID: deref(e.ClientID), StepID: e.StepID, Kind: kind, Data: map[string]any{"sequence_id": e.SequenceID, "status": string(e.Status)}}})
 	})
 	return e, err
 }
@@ -786,7 +788,7 @@ func (svc *Service) Recover(ctx context.Context, p apikit.Principal, in RecoverI
 			}
 			n++
 			evs = append(evs, events.Event{WorkspaceID: e.WorkspaceID, LeadID: e.LeadID, SequenceID: e.SequenceID, EnrollmentID: e.ID, StepID: e.StepID,
-				Kind: EventRecovered, Data: map[string]any{"sequence_id": e.SequenceID, "step_id": e.StepID, "code": deref(e.LastErrorCode)}})
+				SenderID: deref(e.SenderID), ClientID: deref(e.ClientID), Kind: EventRecovered, Data: map[string]any{"sequence_id": e.SequenceID, "step_id": e.StepID, "code": deref(e.LastErrorCode)}})
 		}
 		return svc.log.EmitMany(ctx, evs)
 	})

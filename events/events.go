@@ -25,15 +25,19 @@ type Event struct {
 	LeadID      string `bun:"lead_id,nullzero" json:"lead_id,omitempty"`
 	// SenderID, SequenceID, EnrollmentID and StepID name what an engine
 	// event concerns, so that exports and reports need not read data.
-	SenderID     string         `bun:"sender_id,nullzero" json:"sender_id,omitempty"`
-	SequenceID   string         `bun:"sequence_id,nullzero" json:"sequence_id,omitempty"`
-	EnrollmentID string         `bun:"enrollment_id,nullzero" json:"enrollment_id,omitempty"`
-	StepID       string         `bun:"step_id,nullzero" json:"step_id,omitempty"`
-	Kind         string         `bun:"kind" json:"kind"`
-	MemberID     string         `bun:"member_id,nullzero" json:"member_id,omitempty"`
-	KeyID        string         `bun:"key_id,nullzero" json:"key_id,omitempty"`
-	Data         map[string]any `bun:"data,type:jsonb" json:"data"`
-	CreatedAt    time.Time      `bun:"created_at" json:"created_at"`
+	SenderID     string `bun:"sender_id,nullzero" json:"sender_id,omitempty"`
+	SequenceID   string `bun:"sequence_id,nullzero" json:"sequence_id,omitempty"`
+	EnrollmentID string `bun:"enrollment_id,nullzero" json:"enrollment_id,omitempty"`
+	StepID       string `bun:"step_id,nullzero" json:"step_id,omitempty"`
+	// ClientID is the client whose numbers the event counts in: the
+	// enrollment's (its sequence's) for engine events, the thread's for
+	// inbox events, the lead's for lead events.
+	ClientID  string         `bun:"client_id,nullzero" json:"client_id,omitempty"`
+	Kind      string         `bun:"kind" json:"kind"`
+	MemberID  string         `bun:"member_id,nullzero" json:"member_id,omitempty"`
+	KeyID     string         `bun:"key_id,nullzero" json:"key_id,omitempty"`
+	Data      map[string]any `bun:"data,type:jsonb" json:"data"`
+	CreatedAt time.Time      `bun:"created_at" json:"created_at"`
 }
 
 // Emitter is what an area needs of the activity log to record its changes;
@@ -129,6 +133,7 @@ type Exported struct {
 	SequenceID   *string        `json:"sequence_id"`
 	EnrollmentID *string        `json:"enrollment_id"`
 	StepID       *string        `json:"step_id"`
+	ClientID     *string        `json:"client_id"`
 	Data         map[string]any `json:"data"`
 }
 
@@ -150,7 +155,7 @@ func (l *Log) Export(ctx context.Context, workspaceID string, since time.Time, w
 		}
 		for _, e := range page {
 			if err := enc.Encode(Exported{ID: e.ID, At: e.CreatedAt, Kind: e.Kind, LeadID: opt(e.LeadID), SenderID: opt(e.SenderID),
-				SequenceID: opt(e.SequenceID), EnrollmentID: opt(e.EnrollmentID), StepID: opt(e.StepID), Data: e.Data}); err != nil {
+				SequenceID: opt(e.SequenceID), EnrollmentID: opt(e.EnrollmentID), StepID: opt(e.StepID), ClientID: opt(e.ClientID), Data: e.Data}); err != nil {
 				return err
 			}
 		}
@@ -158,6 +163,21 @@ func (l *Log) Export(ctx context.Context, workspaceID string, since time.Time, w
 			return nil
 		}
 		after, afterID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+	}
+}
+
+// ReadExport reads what Export wrote: one event a line.
+func ReadExport(r io.Reader) ([]Exported, error) {
+	var out []Exported
+	dec := json.NewDecoder(r)
+	for {
+		var e Exported
+		if err := dec.Decode(&e); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
 	}
 }
 

@@ -267,7 +267,7 @@ func (svc *Service) classified(ctx context.Context, th *Thread, m *Message, inte
 	if m != nil {
 		data["message_id"], data["auto_reply"] = m.ID, m.AutoReply
 	}
-	return svc.log.EmitMany(ctx, append([]events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+	return svc.log.EmitMany(ctx, append([]events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID, ClientID: apikit.Deref(th.ClientID),
 		SequenceID: apikit.Deref(th.SequenceID), EnrollmentID: apikit.Deref(th.EnrollmentID), Kind: EventClassified, MemberID: memberID, Data: data}}, also...))
 }
 
@@ -385,7 +385,7 @@ func (svc *Service) SetAssignee(ctx context.Context, p apikit.Principal, id stri
 		if err := svc.store.SaveThread(ctx, th); err != nil {
 			return err
 		}
-		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID, ClientID: apikit.Deref(th.ClientID),
 			Kind: EventAssigned, MemberID: p.MemberID, Data: map[string]any{"thread_id": th.ID, "assignee_id": assigneeID}}})
 	})
 	return th, err
@@ -594,7 +594,7 @@ func (svc *Service) sent(ctx context.Context, p apikit.Principal, threadID strin
 	if err := svc.store.SaveThread(ctx, th); err != nil {
 		return err
 	}
-	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID,
+	return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID, ClientID: apikit.Deref(th.ClientID),
 		SequenceID: apikit.Deref(th.SequenceID), Kind: "action.sent", MemberID: p.MemberID,
 		Data: map[string]any{"action": string(action), "purpose": senders.PurposeReply, "thread_id": th.ID, "message_id": m.ID}}})
 }

@@ -338,6 +338,7 @@ func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) 
 		return nil, err
 	}
 	evs := []events.Event{leadEvent(l.ID, EventCreated, map[string]any{"fields": sent})}
+	evs[0].ClientID = deref(l.ClientID)
 	if reason != "" {
 		evs = append(evs, leadEvent(l.ID, EventSuppressed, map[string]any{"reason": reason}))
 	}

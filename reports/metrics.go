@@ -1,6 +1,8 @@
 // Package reports holds leadline's read-side aggregations. Every number a
-// report shows is one of the metrics defined here, computed from the
-// activity log.
+// report shows is one of the metrics defined here. Rollups per local day,
+// client, sequence and sender are kept in the transaction of the events
+// they count (rollup.go), rebuilt from the log on demand (Rebuild), and
+// read by the eleven reports (query.go, views.go); no report scans the log.
 package reports
 
 // Definition says what a metric means and how it is computed.
@@ -31,7 +33,7 @@ var intents = []struct{ key, label string }{
 func Definitions() map[string]Definition {
 	d := map[string]Definition{
 		"sends.total": {Label: "Actions sent", Unit: "count",
-			Description: "Every action senders performed for enrolled leads, all action kinds together.",
+			Description: "Every action senders performed, all kinds together: sequence steps, replies sent from the inbox and enrichment profile views.",
 			Computation: "Count of action.sent events in the period."},
 		"invites.accepted": {Label: "Invitations accepted", Unit: "count",
 			Description: "Connection invitations the lead accepted.",
@@ -40,8 +42,8 @@ func Definitions() map[string]Definition {
 			Description: "Share of invitations sent in the period that were accepted (so far).",
 			Computation: "invites.accepted for invitations sent in the period / sends.invite."},
 		"replies": {Label: "Replies", Unit: "count",
-			Description: "Leads who replied for the first time in a thread, on LinkedIn or by email.",
-			Computation: "Count of reply.received events that open a reply (later messages in the same thread do not count)."},
+			Description: "Threads in which a lead replied for the first time, on LinkedIn or by email; an out-of-office reply counts (intents.ooo shows how many).",
+			Computation: "Count of threads whose first inbound message (the first message.classified event of the thread with a message_id) came in the period; later messages in the same thread do not count."},
 		"reply_rate": {Label: "Reply rate", Unit: "ratio",
 			Description: "Share of contacted leads who replied.",
 			Computation: "replies / leads.contacted."},
@@ -49,8 +51,8 @@ func Definitions() map[string]Definition {
 			Description: "Share of replies classified interested or question.",
 			Computation: "(intents.interested + intents.question) / replies."},
 		"leads.contacted": {Label: "Leads contacted", Unit: "count",
-			Description: "Distinct leads that received at least one invitation, message, InMail or email.",
-			Computation: "Count of distinct lead_id over action.sent events of those kinds."},
+			Description: "Leads that received a first invitation, message, InMail or email, counted once per sequence that contacted them.",
+			Computation: "Count of distinct (lead_id, sequence_id) pairs whose first action.sent event of those kinds fell in the period."},
 		"leads.created": {Label: "Leads created", Unit: "count",
 			Description: "Leads added to the workspace.",
 			Computation: "Count of lead.created events."},
@@ -59,7 +61,7 @@ func Definitions() map[string]Definition {
 			Computation: "Count of enrollment.created events."},
 		"enrollments.finished": {Label: "Finished enrollments", Unit: "count",
 			Description: "Enrollments that reached the end of their sequence, exited, or stopped on a reply.",
-			Computation: "Count of enrollment.finished, enrollment.exited and enrollment.stopped events."},
+			Computation: "Count of enrollment.finished, enrollment.exited, enrollment.stopped and enrollment.replied events."},
 		"meetings.booked": {Label: "Meetings booked", Unit: "count",
 			Description: "Meetings booked by leads, as reported by the calendar provider.",
 			Computation: "Count of meeting.booked events."},
@@ -73,11 +75,11 @@ func Definitions() map[string]Definition {
 			Description: "Share of emails that bounced.",
 			Computation: "emails.bounced / sends.email."},
 		"time_to_reply": {Label: "Median time to reply", Unit: "seconds",
-			Description: "Median time between a lead's first contact in an enrollment and their first reply.",
-			Computation: "Median over replies of (reply.received time - first action.sent time of the enrollment)."},
+			Description: "Median time between a sequence's first contact of a lead and the lead's first reply in the thread.",
+			Computation: "Median over the period's replies of (first reply time - time of the first contacting action.sent of the lead by the thread's sequence), in whole seconds; for an even count the mean of the middle two, rounded down. Replies without a contact before them are left out."},
 		"cost.total": {Label: "Cost", Unit: "usd",
 			Description: "What the senders used cost: each sender's daily cost, split over the clients and sequences it worked for by their share of its actions.",
-			Computation: "Sum over senders and days of daily_cost x (actions for the subject / all actions of the sender that day)."},
+			Computation: "Sum over senders and days of daily_cost x (actions for the subject / all actions of the sender that day), where daily_cost = monthly_cost / the days of that month, from the day the sender was added until today; a day without actions counts in full for the sender and its client, for no sequence. Rounded to the cent."},
 		"cost.per_reply": {Label: "Cost per reply", Unit: "usd",
 			Description: "Cost divided by replies.",
 			Computation: "cost.total / replies; absent when there were no replies."},
@@ -93,7 +95,7 @@ func Definitions() map[string]Definition {
 	for _, i := range intents {
 		d["intents."+i.key] = Definition{Label: i.label + " replies", Unit: "count",
 			Description: "Replies classified with intent " + i.key + ".",
-			Computation: "Count of message.classified events with intent " + i.key + " (the latest intent of each thread counts)."}
+			Computation: "Count of the period's replies (see replies) whose thread has intent " + i.key + " now: the latest intent message.classified gave it; a thread counts once, on the day of its first reply."}
 	}
 	return d
 }

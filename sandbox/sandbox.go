@@ -295,8 +295,8 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			in.Headers = map[string]string{"Auto-Submitted": "auto-replied"}
 		} else {
 			in.Subject, in.Body = "Re: "+req.Subject, body
-			// Some who answer with interest book a meeting.
-			if slices.Contains(bookers, body) && n.chance(req.Key, "book") < 0.5 {
+			// Who answers by proposing a meeting books one.
+			if slices.Contains(bookers, body) {
 				bk := base
 				bk.Kind, bk.At = senders.InboundBooking, in.At.Add(n.between(req.Key, "book-after", time.Hour, 24*time.Hour))
 				bk.BookingID = fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq)
@@ -380,7 +380,7 @@ var outOfOffice = []struct {
 		[]string{"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"}},
 }
 
-// bookers are the replies after which a lead may book a meeting.
+// bookers are the replies that propose a meeting: the lead books one.
 var bookers = []string{replyTexts[0], replyTexts[6], replyTexts[8], replyTexts[12]}
 
 // replyTexts are replies in several intents and languages, for the

@@ -196,7 +196,7 @@ func (svc *Service) RecordInvite(ctx context.Context, s *Sender, leadID string, 
 
 // InviteAccepted marks s's pending invitation to lead accepted, and reports
 // whether there was one.
-func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string) (bool, error) {
+func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string) (*time.Time, error) {
 	return svc.store.AcceptInvitation(ctx, s.ID, leadID, svc.clock.Now())
 }
 

@@ -45,6 +45,13 @@ func (a Action) Channel() Channel {
 	return LinkedIn
 }
 
+// Contacts reports whether a reaches the lead with words: an invitation,
+// a message, an InMail or an email (a profile view, a follow or a like
+// does not).
+func (a Action) Contacts() bool {
+	return a == Invite || a == Message || a == InMail || a == SendEmail
+}
+
 // Valid reports whether a is one of the capped actions.
 func (a Action) Valid() bool {
 	_, ok := Ceilings[a]

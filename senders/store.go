@@ -23,7 +23,7 @@ type Store interface {
 	Take(ctx context.Context, senderID, day, key string, limit int) (bool, error)
 	GiveBack(ctx context.Context, senderID, day, key string) error
 	InsertInvitation(ctx context.Context, inv *Invitation) error
-	AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (bool, error)
+	AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (*time.Time, error)
 	InvitationStats(ctx context.Context, senderID string, sentBefore time.Time, last int) (sent, accepted, pending int, err error)
 	WithdrawStale(ctx context.Context, senderID string, sentBefore, at time.Time) (int, error)
 }
@@ -167,14 +167,15 @@ func (b *BunStore) InsertInvitation(ctx context.Context, inv *Invitation) error 
 
 // AcceptInvitation marks the sender's pending invitation to the lead
 // accepted, and reports whether there was one.
-func (b *BunStore) AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (bool, error) {
-	res, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("accepted_at = ?", at).
-		Where("sender_id = ? AND lead_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, leadID).Exec(ctx)
-	if err != nil {
-		return false, err
+func (b *BunStore) AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (*time.Time, error) {
+	var sent []time.Time
+	err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("accepted_at = ?", at).
+		Where("sender_id = ? AND lead_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, leadID).
+		Returning("sent_at").Scan(ctx, &sent)
+	if err != nil || len(sent) == 0 {
+		return nil, err
 	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	return &sent[0], nil
 }
 
 // InvitationStats counts, over the sender's last invitations sent before

@@ -131,6 +131,17 @@ func TestOpenAPIAndDocs(t *testing.T) {
 			{"get", "/v1/webhooks/deliveries", "200 403"},
 			{"post", "/v1/webhooks/deliveries/{id}/replay", "202 404 409"},
 			{"get", "/v1/webhooks/event-kinds", "200"},
+			{"get", "/v1/reports/overview", "200 401 403 404 422 429"},
+			{"get", "/v1/reports/funnel", "200 403 404 422"},
+			{"get", "/v1/reports/intents", "200 403 404 422"},
+			{"get", "/v1/reports/reply-threads", "200 403 404 422"},
+			{"get", "/v1/reports/cost", "200 403 404 422"},
+			{"get", "/v1/reports/sequences", "200 403 404 422"},
+			{"get", "/v1/reports/senders", "200 403 404 422"},
+			{"get", "/v1/reports/clients", "200 403 404 422"},
+			{"get", "/v1/reports/sequences/{id}", "200 403 404 422"},
+			{"get", "/v1/reports/senders/{id}", "200 403 404 422"},
+			{"get", "/v1/reports/clients/{id}", "200 403 404 422"},
 		} {
 			op, ok := doc.Paths[c.path][c.method]
 			is.True(ok) // every route is documented

@@ -20,6 +20,7 @@ import (
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
@@ -59,6 +60,7 @@ type Server struct {
 	inbox       *inbox.Service
 	webhooks    *webhooks.Service
 	bookings    *bookings.Service
+	reports     *reports.Service
 	limiter     *limiter
 	idem        *idempotency
 	mux         *http.ServeMux
@@ -93,6 +95,7 @@ func New(cfg Config) *Server {
 		inbox:       pl.Inbox,
 		webhooks:    pl.Webhooks,
 		bookings:    pl.Bookings,
+		reports:     pl.Reports,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),
 		mux:         http.NewServeMux(),
@@ -127,6 +130,7 @@ func New(cfg Config) *Server {
 	s.registerThreads()
 	s.registerTasks()
 	s.registerWebhooks()
+	s.registerReports()
 	s.canonicalIDs()
 	return s
 }

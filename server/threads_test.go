@@ -20,27 +20,48 @@ func (e *env) addMailSequences() map[string]string {
 	return e.addClientSequences("Mail ", []sequences.Step{{ID: "hi", Type: "email", Subject: "Hello {{first_name}}", Body: "Hi {{first_name}}"}})
 }
 
+// mailed is Ann Lee (Globex) and Cy Park (Initech), each enrolled in their
+// client's one-email sequence and mailed by the sandbox network.
+type mailed struct {
+	ids     map[string]string
+	ann, cy string
+	net     *sandbox.Network
+	tick    func()
+}
+
+func (e *env) mailAnnAndCy(t *testing.T) *mailed {
+	t.Helper()
+	is := is.New(t)
+	m := &mailed{ids: e.addMailSequences()}
+	m.ann = e.lead("member", map[string]any{"name": "Ann Lee", "email_work": "ann@example.test", "client_id": e.ids["Globex"]})["id"].(string)
+	m.cy = e.lead("member", map[string]any{"name": "Cy Park", "email_work": "cy@example.test", "client_id": e.ids["Initech"]})["id"].(string)
+	for lead, seq := range map[string]string{m.ann: m.ids["Mail Globex"], m.cy: m.ids["Mail Initech"]} {
+		is.Equal(e.call("POST", "/v1/enrollments", "member", map[string]any{"sequence_id": seq, "lead_ids": []string{lead}, "confirm": true}).Status, 200)
+	}
+	m.net = sandbox.New(1, e.clock, sandbox.Rates{})
+	runner := e.srv.Runner(map[string]senders.Transport{senders.TransportSandbox: m.net})
+	m.tick = func() {
+		_, err := runner.Tick(context.Background())
+		is.NoErr(err)
+	}
+	for range 6 {
+		m.tick()
+		e.clock.Advance(time.Hour)
+	}
+	is.Equal(len(m.net.Performed()), 2)
+	return m
+}
+
 func TestThreadRoutes(t *testing.T) {
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
-		ids := e.addMailSequences()
-		ann := e.lead("member", map[string]any{"name": "Ann Lee", "email_work": "ann@example.test", "client_id": e.ids["Globex"]})["id"].(string)
-		cy := e.lead("member", map[string]any{"name": "Cy Park", "email_work": "cy@example.test", "client_id": e.ids["Initech"]})["id"].(string)
-		for lead, seq := range map[string]string{ann: ids["Mail Globex"], cy: ids["Mail Initech"]} {
-			is.Equal(e.call("POST", "/v1/enrollments", "member", map[string]any{"sequence_id": seq, "lead_ids": []string{lead}, "confirm": true}).Status, 200)
-		}
-		net := sandbox.New(1, e.clock, sandbox.Rates{})
-		runner := e.srv.Runner(map[string]senders.Transport{senders.TransportSandbox: net})
-		tick := func() {
-			_, err := runner.Tick(ctx)
-			is.NoErr(err)
-		}
-		for range 12 {
+		setup := e.mailAnnAndCy(t)
+		ids, ann, cy, net, tick := setup.ids, setup.ann, setup.cy, setup.net, setup.tick
+		for range 6 {
 			tick()
 			e.clock.Advance(time.Hour)
 		}
-		is.Equal(len(net.Performed()), 2)
 
 		// Each email opened a thread; scope decides who sees it.
 		r := e.call("GET", "/v1/threads", "viewer", nil)

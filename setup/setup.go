@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"gopkg.in/yaml.v3"
 
@@ -44,6 +45,20 @@ func Decode(r io.Reader) (File, error) {
 		return File{}, err
 	}
 	return f, nil
+}
+
+// ReadFile reads and decodes the setup file at path.
+func ReadFile(path string) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	defer f.Close()
+	parsed, err := Decode(f)
+	if err != nil {
+		return File{}, fmt.Errorf("%s is not a valid setup file: %w", path, err)
+	}
+	return parsed, nil
 }
 
 // Apply applies f on d in one transaction and returns one line per change.

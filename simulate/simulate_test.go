@@ -1,11 +1,8 @@
 package simulate_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +25,7 @@ func TestSimulatedFortnight(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		raw, err := os.ReadFile("../examples/setup.yaml")
-		is.NoErr(err)
-		f, err := setup.Decode(bytes.NewReader(raw))
+		f, err := setup.ReadFile("../examples/setup.yaml")
 		is.NoErr(err)
 		var out bytes.Buffer
 		res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 14, Seed: 7, Leads: 300, Start: "2026-03-02", Rates: sandbox.DefaultRates, Out: &out})
@@ -55,11 +50,9 @@ func TestSimulatedFortnight(t *testing.T) {
 		var buf bytes.Buffer
 		is.NoErr(events.NewLog(d, apikit.SystemClock{}).Export(ctx, w.ID, time.Time{}, &buf))
 		sent, withNote, dnc := 0, 0, 0
-		sc := bufio.NewScanner(&buf)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var e events.Exported
-			is.NoErr(json.Unmarshal(sc.Bytes(), &e))
+		exported, err := events.ReadExport(&buf)
+		is.NoErr(err)
+		for _, e := range exported {
 			is.True(e.ID != "" && !e.At.IsZero() && e.Kind != "")
 			switch e.Kind {
 			case "action.sent":

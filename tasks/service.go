@@ -52,7 +52,7 @@ func (svc *Service) Open(ctx context.Context, t Task) (*Task, error) {
 
 func (svc *Service) event(t *Task, kind, memberID string, data map[string]any) events.Event {
 	return events.Event{WorkspaceID: t.WorkspaceID, LeadID: t.LeadID, SequenceID: t.SequenceID, EnrollmentID: t.EnrollmentID,
-		StepID: t.StepID, Kind: kind, MemberID: memberID, Data: data}
+		ClientID: apikit.Deref(t.ClientID), StepID: t.StepID, Kind: kind, MemberID: memberID, Data: data}
 }
 
 // Visible returns the task with id if the principal may see it.

@@ -115,9 +115,17 @@ func (svc *Service) subscribed(ctx context.Context, workspaceID string) ([]Webho
 			return v.([]Webhook), nil
 		}
 	}
+	// Most workspaces have no webhook: every write asks, so the question
+	// is a statement prepared once per connection.
 	var hooks []Webhook
-	if err := svc.db.IDB(ctx).NewSelect().Model(&hooks).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL AND wh.enabled", workspaceID).Scan(ctx); err != nil {
+	exists, err := svc.db.ExistsPrepared(ctx, "SELECT 1 FROM webhooks WHERE workspace_id = ? AND deleted_at IS NULL AND enabled LIMIT 1", workspaceID)
+	if err != nil {
 		return nil, err
+	}
+	if exists {
+		if err := svc.db.IDB(ctx).NewSelect().Model(&hooks).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL AND wh.enabled", workspaceID).Scan(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if memo != nil {
 		memo.Store(key, hooks)

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bench/internal/benchkit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
@@ -41,22 +41,19 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase to this file")
 	flag.Parse()
 	ctx := context.Background()
-	d, err := db.Open(ctx, *dsn)
-	check(err)
-	_, err = d.Migrate(ctx)
-	check(err)
+	d := benchkit.Open(ctx, *dsn)
 
 	// A Monday in March, 10:00 UTC: inside the default schedule.
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	clock := apikit.NewFakeClock(start)
 	f, err := setup.Decode(strings.NewReader(benchSetup("engine", 50)))
-	check(err)
+	benchkit.Check(err)
 	_, err = setup.Apply(ctx, d, clock, f)
-	check(err)
+	benchkit.Check(err)
 	pl := enrollments.NewPlatform(d, clock)
 	ws, ls, qs, es := pl.Workspaces, pl.Leads, pl.Sequences, pl.Enrollments
 	w, err := ws.ByName(ctx, "engine")
-	check(err)
+	benchkit.Check(err)
 	p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
 	c0 := "" // the measured leads belong to no client
 	rows := [][3]string{}
@@ -66,7 +63,7 @@ func main() {
 	var previews, commits []time.Duration
 	seqOf := func(name string) string {
 		q, err := qs.ByName(ctx, w.ID, name)
-		check(err)
+		benchkit.Check(err)
 		return q.ID
 	}
 	run := 0
@@ -78,11 +75,11 @@ func main() {
 		ids := batch()
 		t0 := time.Now()
 		pv, err := es.Preview(ctx, p, enrollments.EnrollInput{SequenceID: seqOf("Big"), LeadIDs: ids})
-		check(err)
+		benchkit.Check(err)
 		previews = append(previews, time.Since(t0))
 		t0 = time.Now()
 		res, err := es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: seqOf("Big"), LeadIDs: ids, Confirm: true})
-		check(err)
+		benchkit.Check(err)
 		commits = append(commits, time.Since(t0))
 		if len(pv.EligibleIDs) != 10_000 || res.Enrolled != 10_000 {
 			log.Fatalf("preview %d eligible, commit %d enrolled", len(pv.EligibleIDs), res.Enrolled)
@@ -96,19 +93,19 @@ func main() {
 	// one tick executes their 8,000 steps.
 	steps := seed(ctx, ls, p, c0, "steps", 4000)
 	_, err = es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: seqOf("Views"), LeadIDs: steps, Confirm: true})
-	check(err)
-	check(qs.ActivateByName(ctx, w.ID, "Views"))
+	benchkit.Check(err)
+	benchkit.Check(qs.ActivateByName(ctx, w.ID, "Views"))
 	net := sandbox.New(1, clock, sandbox.Rates{})
 	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, slog.New(slog.DiscardHandler))
 	runner.Batch = 500
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
-		check(err)
-		check(pprof.StartCPUProfile(f))
+		benchkit.Check(err)
+		benchkit.Check(pprof.StartCPUProfile(f))
 	}
 	t0 := time.Now()
 	runs, err := runner.Tick(ctx)
-	check(err)
+	benchkit.Check(err)
 	el := time.Since(t0)
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
@@ -125,23 +122,23 @@ func main() {
 	for done := 50_000; done < *big; done += 10_000 {
 		ids := seed(ctx, ls, p, c0, fmt.Sprintf("big%d", done), min(10_000, *big-done))
 		_, err := es.Commit(ctx, p, enrollments.EnrollInput{SequenceID: big0, LeadIDs: ids, Confirm: true})
-		check(err)
+		benchkit.Check(err)
 	}
 	var whys []time.Duration
 	for range 20 {
 		t0 := time.Now()
 		_, err := es.WhyNotSending(ctx, p, big0)
-		check(err)
+		benchkit.Check(err)
 		whys = append(whys, time.Since(t0))
 	}
 	add(fmt.Sprintf("why-not-sending on a sequence with %d enrollments", *big), "< 100 ms", median(whys)+" (p95 "+p95(whys)+")")
 
 	if !*skipSim {
 		f, err := setup.Decode(strings.NewReader(benchSetup("simulated", 50)))
-		check(err)
+		benchkit.Check(err)
 		t0 := time.Now()
 		res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: *simLeads, Start: "2026-04-06", Rates: sandbox.DefaultRates})
-		check(err)
+		benchkit.Check(err)
 		add(fmt.Sprintf("simulate 30 days, 50 senders, %d leads", *simLeads), "< 2 min, 0 violations",
 			fmt.Sprintf("%s, %d violations (%d actions, %d runner steps)", time.Since(t0).Round(time.Second), len(res.Violations), res.Actions, res.Runs))
 	}
@@ -209,7 +206,7 @@ func seed(ctx context.Context, ls *leads.Service, p apikit.Principal, client, pr
 		s := func(v string) *string { return &v }
 		res, err := ls.Upsert(ctx, p, leads.LeadInput{LinkedInID: s(fmt.Sprintf("%s-%d", prefix, i)), Name: s(fmt.Sprintf("Lead %s %d", prefix, i)),
 			Company: s("Northwind"), EmailWork: s(fmt.Sprintf("%s.%d@northwind.test", prefix, i)), ClientID: nilIfEmpty(client)})
-		check(err)
+		benchkit.Check(err)
 		ids = append(ids, res.Lead.ID)
 	}
 	return ids
@@ -232,10 +229,4 @@ func p95(ds []time.Duration) string {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[(len(s)*95)/100-1].Round(100 * time.Microsecond).String()
-}
-
-func check(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

@@ -12,21 +12,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bench/internal/benchkit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
@@ -47,23 +45,20 @@ func main() {
 	workers := flag.Int("ingest-workers", 0, "parallel ingest workers (0: the runner's default for the engine)")
 	flag.Parse()
 	ctx := context.Background()
-	d, err := db.Open(ctx, *dsn)
-	check(err)
-	_, err = d.Migrate(ctx)
-	check(err)
+	d := benchkit.Open(ctx, *dsn)
 
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	clock := apikit.NewFakeClock(start)
 	f, err := setup.Decode(strings.NewReader(benchSetup()))
-	check(err)
+	benchkit.Check(err)
 	_, err = setup.Apply(ctx, d, clock, f)
-	check(err)
+	benchkit.Check(err)
 	pl := enrollments.NewPlatform(d, clock)
 	w, err := pl.Workspaces.ByName(ctx, "inbox")
-	check(err)
+	benchkit.Check(err)
 	p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
 	cat, err := pl.Workspaces.Catalog(ctx, p)
-	check(err)
+	benchkit.Check(err)
 
 	// Leads through the leads service, each enrolled (live) in its
 	// client's sequence, which holds them for two months.
@@ -80,7 +75,7 @@ func main() {
 				s := func(v string) *string { return &v }
 				res, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: s(fmt.Sprintf("Lead %d", i)), Company: s("Northwind"),
 					EmailWork: s(fmt.Sprintf("lead.%d@northwind.test", i)), LinkedInID: s(fmt.Sprintf("inbox-%d", i)), ClientID: &cat.Clients[c].ID})
-				check(err)
+				benchkit.Check(err)
 				mu.Lock()
 				ids[c] = append(ids[c], res.Lead.ID)
 				mu.Unlock()
@@ -91,10 +86,10 @@ func main() {
 	log.Printf("%d leads in %s", *n, time.Since(t0).Round(time.Second))
 	for c := range clients {
 		q, err := pl.Sequences.ByName(ctx, w.ID, fmt.Sprintf("Hold C%d", c))
-		check(err)
+		benchkit.Check(err)
 		for s := 0; s < len(ids[c]); s += enrollments.MaxLeadIDs {
 			_, err := pl.Enrollments.Commit(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: ids[c][s:min(s+enrollments.MaxLeadIDs, len(ids[c]))], Confirm: true})
-			check(err)
+			benchkit.Check(err)
 		}
 	}
 
@@ -103,12 +98,12 @@ func main() {
 	// over (no auto-reply flag).
 	net := sandbox.New(1, clock, sandbox.Rates{})
 	all, err := pl.Senders.All(ctx, w.ID)
-	check(err)
+	benchkit.Check(err)
 	for _, s := range all {
 		net.Register(s)
 	}
 	page, err := pl.Enrollments.List(ctx, p, enrollments.Filter{Limit: 1})
-	check(err)
+	benchkit.Check(err)
 	if page.Total != *n {
 		log.Fatalf("%d enrollments, want %d", page.Total, *n)
 	}
@@ -116,7 +111,7 @@ func main() {
 		LeadID   string `bun:"lead_id"`
 		SenderID string `bun:"sender_id"`
 	}
-	check(d.NewSelect().Table("enrollments").Column("lead_id", "sender_id").Scan(ctx, &rows))
+	benchkit.Check(d.NewSelect().Table("enrollments").Column("lead_id", "sender_id").Scan(ctx, &rows))
 	for i, r := range rows {
 		text := replies[i%len(replies)]
 		in := senders.Inbound{Kind: senders.InboundReply, SenderID: r.SenderID, LeadID: r.LeadID, At: start.Add(time.Duration(i) * time.Millisecond),
@@ -130,21 +125,21 @@ func main() {
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
-		check(err)
-		check(pprof.StartCPUProfile(f))
+		benchkit.Check(err)
+		benchkit.Check(pprof.StartCPUProfile(f))
 	}
 	t0 = time.Now()
-	check(runner.Ingest(ctx))
+	benchkit.Check(runner.Ingest(ctx))
 	ingest := time.Since(t0)
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
 	var threads, replied int
 	cnt, err := d.NewSelect().Table("threads").Count(ctx)
-	check(err)
+	benchkit.Check(err)
 	threads = int(cnt)
 	cnt, err = d.NewSelect().Table("enrollments").Where("status = ?", "replied").Count(ctx)
-	check(err)
+	benchkit.Check(err)
 	replied = int(cnt)
 	rowsOut := [][3]string{{"reply ingestion, classified and reply-stopped", "≥ 1,000 per second",
 		fmt.Sprintf("%.0f replies/s (%d replies in %s: %d threads, %d enrollments reply-stopped)", float64(*n)/ingest.Seconds(), *n,
@@ -158,7 +153,7 @@ func main() {
 	key := func(name string, clients ...string) string {
 		_, secret, err := pl.Workspaces.CreateKey(ctx, workspace.KeyInput{Workspace: "inbox", MemberEmail: "owner@inbox.test",
 			Role: apikit.RoleClientViewer, Clients: clients, Name: name})
-		check(err)
+		benchkit.Check(err)
 		return secret
 	}
 	keys := map[string]string{"workspace key": key("bench"), "client-scoped key": key("bench C1", "C1")}
@@ -173,7 +168,7 @@ func main() {
 		// What autovacuum leaves: the visibility map set, so that counts
 		// read the index alone.
 		_, err := d.ExecContext(ctx, "VACUUM (ANALYZE) threads")
-		check(err)
+		benchkit.Check(err)
 		measure(", after VACUUM ANALYZE")
 	}
 
@@ -184,27 +179,11 @@ func main() {
 }
 
 // list times 300 calls of GET /v1/threads?intent=… with key (after 50
-// warm-up calls) and returns p50 and p95.
+// warm-up calls), cycling over the intents, and returns p50 and p95.
 func list(h http.Handler, key string) string {
-	var ds []time.Duration
-	for i := range 350 {
-		intent := inbox.Intents[i%len(inbox.Intents)]
-		req := httptest.NewRequest(http.MethodGet, "/v1/threads?intent="+string(intent), nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		rec := httptest.NewRecorder()
-		t0 := time.Now()
-		h.ServeHTTP(rec, req)
-		el := time.Since(t0)
-		if rec.Code != 200 {
-			log.Fatalf("GET /v1/threads: %d %s", rec.Code, rec.Body.String())
-		}
-		var body struct{ Total int }
-		check(json.Unmarshal(rec.Body.Bytes(), &body))
-		if i >= 50 {
-			ds = append(ds, el)
-		}
-	}
-	return fmt.Sprintf("p50 %s, p95 %s", pct(ds, 50), pct(ds, 95))
+	return benchkit.Timed(h, key, 50, 300, func(i int) string {
+		return "/v1/threads?intent=" + string(inbox.Intents[i%len(inbox.Intents)])
+	})
 }
 
 type reply struct {
@@ -247,16 +226,4 @@ func benchSetup() string {
 			"          - {id: mail, type: email, subject: Hello, body: \"Hello {{first_name|there}}\"}\n", c, c, strings.Join(names, ", "))
 	}
 	return b.String()
-}
-
-func pct(ds []time.Duration, p int) string {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[max(0, len(s)*p/100-1)].Round(100 * time.Microsecond).String()
-}
-
-func check(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

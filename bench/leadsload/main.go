@@ -33,6 +33,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bench/internal/benchkit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
@@ -47,42 +48,39 @@ func main() {
 	throughputOnly := flag.Bool("throughput-only", false, "skip the latency table; measure only the throughput phases")
 	flag.Parse()
 	ctx := context.Background()
-	d, err := db.Open(ctx, *dsn)
-	check(err)
-	_, err = d.Migrate(ctx)
-	check(err)
+	d := benchkit.Open(ctx, *dsn)
 	clock := apikit.SystemClock{}
 	ws := workspace.NewService(d, clock)
-	_, err = ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
+	_, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
 		Name: "bench", Timezone: "UTC", Plan: "pro",
 		Members: []workspace.MemberSpec{{Email: "owner@bench.test", Role: apikit.RoleOwner}},
 		Clients: []string{"Alpha", "Beta", "Gamma", "Delta"}, Stages: []string{"New", "Contacted", "Replied", "Won", "Lost"},
 		Tags: []string{"vip", "event", "cold"}, Lists: []string{"L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9", "L10"},
 	}}})
-	check(err)
+	benchkit.Check(err)
 	_, secret, err := ws.CreateKey(ctx, workspace.KeyInput{Workspace: "bench", MemberEmail: "owner@bench.test", Role: apikit.RoleManager, Name: "bench " + time.Now().Format(time.RFC3339Nano)})
-	check(err)
+	benchkit.Check(err)
 	p, err := ws.Authenticate(ctx, secret)
-	check(err)
+	benchkit.Check(err)
 	cat, err := ws.Catalog(ctx, p)
-	check(err)
+	benchkit.Check(err)
 
 	have, err := d.NewSelect().Table("leads").Where("workspace_id = ?", p.WorkspaceID).Count(ctx)
-	check(err)
+	benchkit.Check(err)
 	if int(have) < *n {
 		start := time.Now()
-		check(seed(ctx, d, p.WorkspaceID, cat, int(have), *n))
+		benchkit.Check(seed(ctx, d, p.WorkspaceID, cat, int(have), *n))
 		log.Printf("seeded %d leads in %s", *n-int(have), time.Since(start).Round(time.Second))
 		if d.Engine == db.Postgres {
 			_, err = d.ExecContext(ctx, "ANALYZE leads")
-			check(err)
+			benchkit.Check(err)
 		}
 	}
 
 	limits := server.RateLimits{Read: 1 << 30, Write: 1 << 30, Spend: 1 << 30}
 	srv := server.New(server.Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Limits: limits})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
+	benchkit.Check(err)
 	d.AddQueryHook(sqlTimer{})
 	inner := srv.Handler()
 	var serverTime, sqlTime atomic.Int64
@@ -101,7 +99,7 @@ func main() {
 	rng := rand.New(rand.NewPCG(7, 7))
 	sampleID := func() string {
 		var id string
-		check(d.NewRaw("SELECT id FROM leads WHERE workspace_id = ? AND linkedin_id = ?", p.WorkspaceID, fmt.Sprintf("LI%08d", rng.IntN(*n))).Scan(ctx, &id))
+		benchkit.Check(d.NewRaw("SELECT id FROM leads WHERE workspace_id = ? AND linkedin_id = ?", p.WorkspaceID, fmt.Sprintf("LI%08d", rng.IntN(*n))).Scan(ctx, &id))
 		return id
 	}
 	ids := make([]string, 50)
@@ -118,7 +116,7 @@ func main() {
 			Company string  `bun:"company"`
 			Email   *string `bun:"email_work"`
 		}
-		check(d.NewRaw("SELECT name, company, email_work FROM leads WHERE workspace_id = ? AND linkedin_id = ?",
+		benchkit.Check(d.NewRaw("SELECT name, company, email_work FROM leads WHERE workspace_id = ? AND linkedin_id = ?",
 			p.WorkspaceID, fmt.Sprintf("LI%08d", rng.IntN(*n))).Scan(ctx, &row))
 		first, last, _ := strings.Cut(row.Name, " ")
 		words = append(words, last, first+" "+last, strings.Fields(row.Company)[0])
@@ -172,11 +170,11 @@ func main() {
 		sqlTime.Store(0)
 		for i := 0; i < *reqs; i++ {
 			t := time.Now()
-			check(o.service(i))
+			benchkit.Check(o.service(i))
 			ss = append(ss, time.Since(t))
 			method, path, body := o.http(i)
 			t = time.Now()
-			check(call(client, method, base+path, secret, body))
+			benchkit.Check(call(client, method, base+path, secret, body))
 			hs = append(hs, time.Since(t))
 		}
 		if o.name == "upsert" {
@@ -212,7 +210,7 @@ func main() {
 				defer wg.Done()
 				r := rand.New(rand.NewPCG(uint64(c), uint64(run)))
 				for i := 0; i < per; i++ {
-					check(send(r, c, i))
+					benchkit.Check(send(r, c, i))
 				}
 			}()
 		}
@@ -237,7 +235,7 @@ func main() {
 	first := func(r *rand.Rand, c, i int) error { return call(many, "GET", base+"/v1/leads", secret, nil) }
 	bare := bareList(d, p.WorkspaceID)
 	bln, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
+	benchkit.Check(err)
 	go http.Serve(bln, bare) //nolint:errcheck
 	bareBase := "http://" + bln.Addr().String()
 	bareFirst := func(r *rand.Rand, c, i int) error { return call(many, "GET", bareBase+"/", "", nil) }
@@ -344,12 +342,6 @@ func pct(ds []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-
-func check(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
-}
 
 var (
 	first = []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga",

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -21,8 +20,8 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bench/internal/benchkit"
 	"github.com/leadline/leadline/events"
-	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
@@ -33,17 +32,14 @@ func main() {
 	hooks := flag.Int("webhooks", 2, "webhooks subscribed to every event")
 	flag.Parse()
 	ctx := context.Background()
-	d, err := db.Open(ctx, *dsn)
-	check(err)
-	_, err = d.Migrate(ctx)
-	check(err)
+	d := benchkit.Open(ctx, *dsn)
 	clock := apikit.NewFakeClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
 	ws := workspace.NewService(d, clock)
-	_, err = ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "hooks", Plan: apikit.PlanPro,
+	_, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "hooks", Plan: apikit.PlanPro,
 		Members: []workspace.MemberSpec{{Email: "owner@hooks.test", Role: apikit.RoleOwner}}}}})
-	check(err)
+	benchkit.Check(err)
 	w, err := ws.ByName(ctx, "hooks")
-	check(err)
+	benchkit.Check(err)
 	p := apikit.Principal{WorkspaceID: w.ID, Plan: w.Plan, Role: apikit.RoleManager}
 
 	var received atomic.Int64
@@ -57,7 +53,7 @@ func main() {
 	svc := webhooks.NewService(d, clock, log_, guard)
 	for i := range *hooks {
 		_, err := svc.Create(ctx, p, webhooks.CreateInput{URL: fmt.Sprintf("%s/h%d", rec.URL, i), Events: []string{"*"}})
-		check(err)
+		benchkit.Check(err)
 	}
 	// The events, in transactions of 100, as the engine writes them.
 	for start := 0; start < *n; start += 100 {
@@ -65,7 +61,7 @@ func main() {
 		for i := range evs {
 			evs[i] = events.Event{WorkspaceID: w.ID, Kind: "reply.received", Data: map[string]any{"intent": "interested", "n": start + i}}
 		}
-		check(d.InTx(ctx, func(ctx context.Context) error { return log_.EmitMany(ctx, evs) }))
+		benchkit.Check(d.InTx(ctx, func(ctx context.Context) error { return log_.EmitMany(ctx, evs) }))
 	}
 	tlsc := rec.Client().Transport.(*http.Transport).TLSClientConfig
 	worker := svc.NewWorker(guard.Client(tlsc), slog.New(slog.DiscardHandler))
@@ -73,7 +69,7 @@ func main() {
 	sent := 0
 	for {
 		k, err := worker.Tick(ctx)
-		check(err)
+		benchkit.Check(err)
 		if k == 0 {
 			break
 		}
@@ -81,14 +77,8 @@ func main() {
 	}
 	el := time.Since(t0)
 	failed, err := d.NewSelect().Table("deliveries").Where("status <> ?", webhooks.Succeeded).Count(ctx)
-	check(err)
+	benchkit.Check(err)
 	fmt.Printf("\n%s, %s\n\n| measure | goal | result |\n|---|---|---|\n", d.Engine, time.Now().Format(time.DateOnly))
 	fmt.Printf("| deliveries per second to a local receiver | ≥ 2,000 | %.0f/s (%d deliveries of %d events to %d webhooks in %s; %d received, %d not succeeded) |\n",
 		float64(sent)/el.Seconds(), sent, *n, *hooks, el.Round(time.Millisecond), received.Load(), failed)
-}
-
-func check(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

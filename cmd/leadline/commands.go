@@ -186,18 +186,7 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // readSetup reads and decodes a setup file.
-func readSetup(path string) (setup.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return setup.File{}, fmt.Errorf("cannot read %s: %w", path, err)
-	}
-	defer f.Close()
-	parsed, err := setup.Decode(f)
-	if err != nil {
-		return setup.File{}, fmt.Errorf("%s is not a valid setup file: %w", path, err)
-	}
-	return parsed, nil
-}
+var readSetup = setup.ReadFile
 
 // multiFlag collects a repeated flag.
 type multiFlag []string

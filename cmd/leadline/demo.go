@@ -14,6 +14,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/setup"
@@ -168,6 +169,18 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "The inbox holds %d threads; replies read as %s. %d call tasks are open.\n", threads.Total, strings.Join(read, ", "), open.Total)
+		r, err := reports.NewService(d, apikit.SystemClock{}, nil).Overview(pctx, p, reports.Params{})
+		if err != nil {
+			return err
+		}
+		n := func(k string) float64 {
+			if v := r.Totals[k]; v != nil {
+				return *v
+			}
+			return 0
+		}
+		fmt.Fprintf(stdout, "Reports, last 30 days: %.0f actions, %.0f leads contacted, %.0f replies, %.0f meetings booked, $%.2f of sender cost.\n",
+			n("sends.total"), n("leads.contacted"), n("replies"), n("meetings.booked"), n("cost.total"))
 	}
 	if replaced > 0 {
 		fmt.Fprintf(stdout, "The %d demo keys of the earlier run were revoked; use the new ones below.\n", replaced)
@@ -179,6 +192,7 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/me\n", secrets[1])
 	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/threads?intent=interested'\n", secrets[1])
 	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/tasks?status=open'\n", secrets[1])
+	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/reports/overview?interval=week'\n", secrets[2])
 	return nil
 }
 

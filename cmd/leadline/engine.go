@@ -11,6 +11,8 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/server"
@@ -98,11 +100,8 @@ func cmdSimulate(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func cmdEvents(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "export" {
-		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			return &helpRequest{text: eventsHelp}
-		}
-		return usageError{"events: the only subcommand is export"}
+	if err := onlySubcommand(args, "events", "export", eventsHelp); err != nil {
+		return err
 	}
 	fs, dsn := newFlags("events export")
 	name := fs.String("workspace", "", "workspace name")
@@ -123,15 +122,11 @@ func cmdEvents(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		from = t
 	}
-	d, err := openExisting(ctx, *dsn)
+	d, w, err := openWorkspace(ctx, *dsn, *name)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	w, err := workspace.NewService(d, apikit.SystemClock{}).ByName(ctx, *name)
-	if err != nil {
-		return err
-	}
 	return events.NewLog(d, apikit.SystemClock{}).Export(ctx, w.ID, from, stdout)
 }
 
@@ -140,3 +135,64 @@ const eventsHelp = `Usage: leadline events export --workspace NAME [--since T] [
 Writes the workspace's activity log as NDJSON, oldest first, one event a line:
 id, at, kind, lead_id, sender_id, sequence_id, enrollment_id, step_id and data.
 `
+
+func cmdReports(ctx context.Context, args []string, stdout io.Writer) error {
+	if err := onlySubcommand(args, "reports", "rebuild", reportsHelp); err != nil {
+		return err
+	}
+	fs, dsn := newFlags("reports rebuild")
+	name := fs.String("workspace", "", "workspace name")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if *name == "" {
+		return usageError{"reports rebuild: --workspace is required"}
+	}
+	d, w, err := openWorkspace(ctx, *dsn, *name)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	start := time.Now()
+	n, err := reports.NewService(d, apikit.SystemClock{}, nil).Rebuild(ctx, w.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Rebuilt the report rollups of %s from %d events in %s.\n", w.Name, n, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+const reportsHelp = `Usage: leadline reports rebuild --workspace NAME [--db …]
+
+Recomputes the workspace's report rollups from its activity log, with the
+code that keeps them as events are written, in one transaction: after a
+change of the workspace's timezone, or to check the live rollups. On
+Postgres, stop the server and the workers of the workspace while it runs.
+`
+
+// onlySubcommand checks that args start with sub, the one subcommand of
+// cmd; --help asks for help.
+func onlySubcommand(args []string, cmd, sub, help string) error {
+	if len(args) > 0 && args[0] == sub {
+		return nil
+	}
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		return &helpRequest{text: help}
+	}
+	return usageError{cmd + ": the only subcommand is " + sub}
+}
+
+// openWorkspace opens the existing database at dsn and finds the workspace
+// name in it.
+func openWorkspace(ctx context.Context, dsn, name string) (*db.DB, *workspace.Workspace, error) {
+	d, err := openExisting(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := workspace.NewService(d, apikit.SystemClock{}).ByName(ctx, name)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return d, w, nil
+}

@@ -33,6 +33,7 @@ Usage:
   leadline work    [--db …] [--tick 5s] [--webhooks-allow-private]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
+  leadline reports rebuild --workspace NAME [--db …]
   leadline version
 
 Every command prints its own usage and flags with --help (or -h).
@@ -107,6 +108,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSimulate(ctx, args[1:], stdout)
 	case "events":
 		return cmdEvents(ctx, args[1:], stdout)
+	case "reports":
+		return cmdReports(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

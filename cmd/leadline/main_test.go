@@ -120,6 +120,11 @@ func TestCommands(t *testing.T) {
 	is.True(ev["at"].(string) >= "2026-03-03")
 	_, err = runCmd("events", "export", "--db", sim, "--workspace", "nope")
 	is.True(err != nil && strings.Contains(describe(err), "was not found"))
+	out, err = runCmd("reports", "rebuild", "--db", sim, "--workspace", "agency")
+	is.NoErr(err)
+	is.True(strings.Contains(out, "Rebuilt the report rollups of agency from "))
+	_, err = runCmd("reports", "rebuild", "--db", sim)
+	is.True(errors.As(err, new(usageError)))
 
 	var ue usageError
 	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"}, {"serve", "--rate-read", "0"},
@@ -137,13 +142,13 @@ func TestCommands(t *testing.T) {
 func TestHelpVersionAndMistypedDatabases(t *testing.T) {
 	is := is.New(t)
 	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "--help"}, {"serve", "-h"}, {"migrate", "--help"}, {"apply", "-h"},
-		{"demo", "--help"}, {"work", "--help"}, {"simulate", "-h"}, {"events", "--help"}, {"events", "export", "--help"}, {"keys", "--help"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"},
+		{"demo", "--help"}, {"work", "--help"}, {"simulate", "-h"}, {"events", "--help"}, {"events", "export", "--help"}, {"reports", "--help"}, {"reports", "rebuild", "-h"}, {"keys", "--help"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"},
 		{"version", "--help"}} {
 		out, err := runCmd(args...)
 		is.NoErr(err)
 		is.True(strings.Contains(out, "Usage") || strings.Contains(out, "leadline"))
 		if len(args) > 1 && args[0] != "keys" || len(args) > 2 {
-			is.True(strings.Contains(out, "Flags:") || args[0] == "version" || args[0] == "keys" || (args[0] == "events" && len(args) == 2))
+			is.True(strings.Contains(out, "Flags:") || args[0] == "version" || args[0] == "keys" || ((args[0] == "events" || args[0] == "reports") && len(args) == 2))
 		}
 	}
 	out, err := runCmd("serve", "--help")

@@ -46,6 +46,8 @@ type DB struct {
 	// one writer; left to its busy handler, waiting writers poll with
 	// sleeps of up to 100 ms, and throughput falls as clients are added.
 	writeMu sync.Mutex
+	// stmts are the statements ExecPrepared prepared, by query.
+	stmts sync.Map
 }
 
 // DefaultDSN is the embedded default: a SQLite file in the working directory.
@@ -233,4 +235,73 @@ func Conflict(err error, msg, remedy string) error {
 		return &conflictError{cause: err, msg: msg, remedy: remedy}
 	}
 	return err
+}
+
+// ExecPrepared runs query, written with ? placeholders, with args in the
+// transaction ctx carries (or on the database): for a statement a hot path
+// runs again and again, which each connection parses once. SQLite's driver
+// has no statement cache of its own; pgx caches statements already.
+func (d *DB) ExecPrepared(ctx context.Context, query string, args ...any) error {
+	st, err := d.prepared(ctx, query)
+	if err != nil {
+		return err
+	}
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		txst := tx.Tx.StmtContext(ctx, st)
+		defer txst.Close()
+		_, err = txst.ExecContext(ctx, args...)
+		return err
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
+}
+
+// ExistsPrepared reports whether query, a SELECT written with ?
+// placeholders, finds a row, preparing it once per connection as
+// ExecPrepared does.
+func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (bool, error) {
+	st, err := d.prepared(ctx, query)
+	if err != nil {
+		return false, err
+	}
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		st = tx.Tx.StmtContext(ctx, st)
+		defer st.Close()
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
+
+func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := d.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	text := query
+	if d.Engine == Postgres {
+		var b strings.Builder
+		n := 0
+		for _, r := range query {
+			if r == '?' {
+				n++
+				fmt.Fprintf(&b, "$%d", n)
+				continue
+			}
+			b.WriteRune(r)
+		}
+		text = b.String()
+	}
+	st, err := d.DB.DB.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if old, loaded := d.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return st, nil
 }

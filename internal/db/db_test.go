@@ -91,3 +91,32 @@ func TestTxAndConflict(t *testing.T) {
 		is.Equal(n, 1)
 	})
 }
+
+// TestPreparedStatements runs the prepared statements of hot paths inside
+// and outside a transaction: a rolled-back write is gone, a committed one
+// stays, and the ? placeholders work on both engines.
+func TestPreparedStatements(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		_, err := d.ExecContext(ctx, "CREATE TABLE prepared_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
+		is.NoErr(err)
+		const upsert = "INSERT INTO prepared_probe (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = prepared_probe.v + excluded.v"
+		const exists = "SELECT 1 FROM prepared_probe WHERE k = ? AND v >= ?"
+		is.NoErr(d.ExecPrepared(ctx, upsert, "a", 1))
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error { return d.ExecPrepared(ctx, upsert, "a", 2) }))
+		_ = d.InTx(ctx, func(ctx context.Context) error {
+			is.NoErr(d.ExecPrepared(ctx, upsert, "a", 100))
+			found, err := d.ExistsPrepared(ctx, exists, "a", 103) // the transaction sees its own write
+			is.NoErr(err)
+			is.True(found)
+			return apikit.Invalid("roll back", "")
+		})
+		found, err := d.ExistsPrepared(ctx, exists, "a", 3)
+		is.NoErr(err)
+		is.True(found)
+		found, err = d.ExistsPrepared(ctx, exists, "a", 4) // 100 was rolled back
+		is.NoErr(err)
+		is.True(!found)
+	})
+}

@@ -1,0 +1,422 @@
+package reports
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// The event kinds the rollups count.
+const (
+	kindActionSent   = "action.sent"
+	kindAccepted     = "invite.accepted"
+	kindClassified   = "message.classified"
+	kindBooked       = "meeting.booked"
+	kindBounced      = "email.bounced"
+	kindEnrolled     = "enrollment.created"
+	kindLeadCreated  = "lead.created"
+	kindFailed       = "enrollment.failed"
+	kindReplied      = "enrollment.replied"
+	metricAcceptedBy = "_invites.accepted_by_invite_day" // acceptances under the day of their invitation
+)
+
+// finishedKinds end an enrollment: enrollments.finished counts them.
+var finishedKinds = []string{"enrollment.finished", "enrollment.exited", "enrollment.stopped", kindReplied}
+
+// countedKinds are the kinds of event the rollups count.
+var countedKinds = append([]string{kindActionSent, kindAccepted, kindClassified, kindBooked, kindBounced, kindEnrolled, kindLeadCreated, kindFailed},
+	finishedKinds...)
+
+// counted reports whether the rollups count events of kind.
+func counted(kind string) bool { return slices.Contains(countedKinds, kind) }
+
+// subject is what a rollup row counts for.
+type subject struct{ client, sequence, sender string }
+
+type dailyKey struct {
+	workspace, grain, day string
+	subject
+	metric string
+}
+
+// The grains of report_daily.
+const (
+	grainSubject = "subject"
+	grainClient  = "client"
+)
+
+// SenderSends is the client-grain metric of a sender's actions for the
+// client: what costs are split by when no sequence or sender is asked for.
+func SenderSends(senderID string) string { return "sender:" + senderID + ":sends" }
+
+// isSends reports whether metric counts one kind of action (sends.invite,
+// …): the rollups keep those, and sends.total is their sum.
+func isSends(metric string) bool { return strings.HasPrefix(metric, "sends.") }
+
+// count adds n to metric on day for s, at both grains.
+func (t *tally) count(workspace, day string, s subject, metric string, n int64) {
+	t.daily[dailyKey{workspace, grainSubject, day, s, metric}] += n
+	t.daily[dailyKey{workspace, grainClient, day, subject{client: s.client}, metric}] += n
+	if isSends(metric) && s.sender != "" {
+		t.daily[dailyKey{workspace, grainClient, day, subject{client: s.client}, SenderSends(s.sender)}] += n
+	}
+}
+
+// threadRow is a thread that got a reply: the day and subject its reply
+// counts under, its intent now and its time to reply.
+type threadRow struct {
+	bun.BaseModel `bun:"table:report_threads"`
+
+	ThreadID     string    `bun:"thread_id,pk"`
+	WorkspaceID  string    `bun:"workspace_id"`
+	Day          string    `bun:"day"`
+	ClientID     string    `bun:"client_id"`
+	SequenceID   string    `bun:"sequence_id"`
+	SenderID     string    `bun:"sender_id"`
+	LeadID       string    `bun:"lead_id"`
+	Intent       string    `bun:"intent"`
+	FirstReplyAt time.Time `bun:"first_reply_at"`
+	TimeToReply  *int64    `bun:"time_to_reply"`
+
+	enrollmentID string `bun:"-"`
+}
+
+// tally collects what a batch of events adds to the rollups; write puts it
+// in the database, in the caller's transaction.
+type tally struct {
+	daily      map[dailyKey]int64
+	classified []classified
+}
+
+type classified struct {
+	e   events.Event
+	day string
+}
+
+func newTally() *tally {
+	return &tally{daily: map[dailyKey]int64{}}
+}
+
+func subjectOf(e events.Event) subject {
+	return subject{client: e.ClientID, sequence: e.SequenceID, sender: e.SenderID}
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// add counts e, dated in the workspace's timezone loc.
+func (t *tally) add(e events.Event, loc *time.Location) {
+	s, day := subjectOf(e), dayOf(e.CreatedAt, loc)
+	inc := func(metric string, day string, n int64) { t.count(e.WorkspaceID, day, s, metric, n) }
+	step := func(metric string) {
+		if e.SequenceID != "" && e.StepID != "" {
+			t.daily[dailyKey{e.WorkspaceID, grainSubject, day, subject{client: e.ClientID, sequence: e.SequenceID}, StepMetric(e.StepID, metric)}]++
+		}
+	}
+	switch e.Kind {
+	case kindActionSent:
+		action := str(e.Data["action"])
+		inc("sends."+action, day, 1)
+		step("sent")
+		if e.Data["first_contact"] == true {
+			inc("leads.contacted", day, 1)
+		}
+	case kindAccepted:
+		inc("invites.accepted", day, 1)
+		if at, ok := timeOf(e.Data["invited_at"]); ok {
+			inc(metricAcceptedBy, dayOf(at, loc), 1)
+		}
+	case kindClassified:
+		if str(e.Data["thread_id"]) != "" {
+			t.classified = append(t.classified, classified{e, day})
+		}
+	case kindBooked:
+		inc("meetings.booked", day, 1)
+	case kindBounced:
+		inc("emails.bounced", day, 1)
+	case kindEnrolled:
+		inc("enrollments.started", day, 1)
+	case kindLeadCreated:
+		inc("leads.created", day, 1)
+	case kindFailed:
+		step("failed")
+	default:
+		if slices.Contains(finishedKinds, e.Kind) {
+			inc("enrollments.finished", day, 1)
+			if e.Kind == kindReplied {
+				step("replied")
+			}
+		}
+	}
+}
+
+// timeOf reads a time kept in an event's data: a time.Time when the event
+// is the one just written, an RFC 3339 string when read back.
+func timeOf(v any) (time.Time, bool) {
+	switch t := v.(type) {
+	case time.Time:
+		return t, true
+	case string:
+		at, err := time.Parse(time.RFC3339Nano, t)
+		return at, err == nil
+	}
+	return time.Time{}, false
+}
+
+// write adds the tally to the rollups in ctx's transaction. Rows of one
+// statement are sorted, so that two transactions lock them in one order.
+func (t *tally) write(ctx context.Context, d *db.DB, shard int) error {
+	idb := d.IDB(ctx)
+	if err := t.writeThreads(ctx, idb); err != nil {
+		return err
+	}
+	return upsertDaily(ctx, d, t.daily, shard)
+}
+
+// StepMetric is the key under which report_daily counts what a sequence's
+// step did: sent, replied or failed.
+func StepMetric(stepID, what string) string { return "step:" + stepID + ":" + what }
+
+// writeThreads counts replies and intents. A thread's first reply counts
+// once, under its day and subject, with the thread's intent; a later
+// intent moves the thread's count from the old intent to the new one.
+func (t *tally) writeThreads(ctx context.Context, idb bun.IDB) error {
+	if len(t.classified) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(t.classified))
+	for _, c := range t.classified {
+		ids = append(ids, str(c.e.Data["thread_id"]))
+	}
+	var rows []threadRow
+	if err := idb.NewSelect().Model(&rows).Where("thread_id IN (?)", bun.In(slices.Compact(slices.Sorted(slices.Values(ids))))).Scan(ctx); err != nil {
+		return err
+	}
+	known := map[string]*threadRow{}
+	for i := range rows {
+		known[rows[i].ThreadID] = &rows[i]
+	}
+	var added []*threadRow
+	changed := map[string]*threadRow{}
+	for _, c := range t.classified {
+		e := c.e
+		id, intent := str(e.Data["thread_id"]), str(e.Data["intent"])
+		if intent == "" {
+			continue
+		}
+		row := known[id]
+		if row == nil {
+			if str(e.Data["message_id"]) == "" {
+				continue // an intent set on a thread with no reply yet
+			}
+			row = &threadRow{ThreadID: id, WorkspaceID: e.WorkspaceID, Day: c.day, ClientID: e.ClientID, SequenceID: e.SequenceID,
+				SenderID: e.SenderID, LeadID: e.LeadID, Intent: intent, FirstReplyAt: e.CreatedAt, enrollmentID: e.EnrollmentID}
+			known[id], added = row, append(added, row)
+			t.count(row.WorkspaceID, row.Day, row.subject(), "replies", 1)
+			t.count(row.WorkspaceID, row.Day, row.subject(), "intents."+intent, 1)
+			continue
+		}
+		if row.Intent == intent {
+			continue
+		}
+		t.count(row.WorkspaceID, row.Day, row.subject(), "intents."+row.Intent, -1)
+		t.count(row.WorkspaceID, row.Day, row.subject(), "intents."+intent, 1)
+		row.Intent = intent
+		if !slices.Contains(added, row) {
+			changed[id] = row
+		}
+	}
+	if len(added) > 0 {
+		if err := timesToReply(ctx, idb, added); err != nil {
+			return err
+		}
+		if _, err := idb.NewInsert().Model(&added).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for _, id := range slices.Sorted(mapsKeys(changed)) {
+		if _, err := idb.NewUpdate().Model(changed[id]).Column("intent").WherePK().Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *threadRow) subject() subject {
+	return subject{client: r.ClientID, sequence: r.SequenceID, sender: r.SenderID}
+}
+
+// timesToReply sets each new reply thread's time from the moment its
+// enrollment first contacted the lead.
+func timesToReply(ctx context.Context, idb bun.IDB, rows []*threadRow) error {
+	var ids []string
+	for _, r := range rows {
+		if r.enrollmentID != "" {
+			ids = append(ids, r.enrollmentID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var contacted []struct {
+		ID          string    `bun:"id"`
+		ContactedAt time.Time `bun:"contacted_at"`
+	}
+	if err := idb.NewSelect().Table("enrollments").Column("id", "contacted_at").
+		Where("id IN (?) AND contacted_at IS NOT NULL", bun.In(slices.Compact(slices.Sorted(slices.Values(ids))))).
+		Scan(ctx, &contacted); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		for _, c := range contacted {
+			if c.ID == r.enrollmentID && !c.ContactedAt.After(r.FirstReplyAt) {
+				s := int64(r.FirstReplyAt.Sub(c.ContactedAt) / time.Second)
+				r.TimeToReply = &s
+			}
+		}
+	}
+	return nil
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func upsertDaily(ctx context.Context, d *db.DB, m map[dailyKey]int64, shard int) error {
+	keys := make([]dailyKey, 0, len(m))
+	for k, v := range m {
+		if v != 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b dailyKey) int {
+		return cmp.Or(cmp.Compare(a.workspace, b.workspace), cmp.Compare(a.grain, b.grain), cmp.Compare(a.day, b.day),
+			cmp.Compare(a.client, b.client), cmp.Compare(a.sequence, b.sequence), cmp.Compare(a.sender, b.sender), cmp.Compare(a.metric, b.metric))
+	})
+	return upsert(ctx, d, "report_daily", "workspace_id, grain, day, client_id, sequence_id, sender_id, metric", len(keys), func(i int) []any {
+		k := keys[i]
+		return []any{k.workspace, k.grain, k.day, k.client, k.sequence, k.sender, k.metric, shard, m[k]}
+	})
+}
+
+// upsert adds n rows of values (the key columns, shard, value) to table's
+// counters.
+// A statement of up to preparedRows rows is prepared once per connection
+// (the runner writes one to four rows per step); a larger one is parsed
+// each time.
+func upsert(ctx context.Context, d *db.DB, table, keyCols string, n int, row func(int) []any) error {
+	for start := 0; start < n; start += 400 {
+		end := min(start+400, n)
+		var sb strings.Builder
+		args := make([]any, 0, 8*(end-start))
+		fmt.Fprintf(&sb, "INSERT INTO %s (%s, shard, value) VALUES ", table, keyCols)
+		for i := start; i < end; i++ {
+			vals := row(i)
+			if i > start {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(" + strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ") + ")")
+			args = append(args, vals...)
+		}
+		fmt.Fprintf(&sb, " ON CONFLICT (%s, shard) DO UPDATE SET value = %s.value + excluded.value", keyCols, table)
+		run := d.ExecPrepared
+		if end-start > preparedRows {
+			run = func(ctx context.Context, q string, args ...any) error {
+				_, err := d.IDB(ctx).ExecContext(ctx, q, args...)
+				return err
+			}
+		}
+		if err := run(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const preparedRows = 12
+
+// Shards is how many rows of one counter concurrent transactions spread
+// over on Postgres; SQLite has one writer and one shard.
+const Shards = 4
+
+// zones caches each workspace's timezone for the write path. A change of
+// timezone dates events from the next minute on; `leadline reports
+// rebuild` re-dates the earlier ones.
+type zones struct {
+	mu    sync.Mutex
+	byWS  map[string]zone
+	ttl   time.Duration
+	clock func() time.Time
+}
+
+type zone struct {
+	loc    *time.Location
+	loaded time.Time
+}
+
+func (z *zones) get(ctx context.Context, d *db.DB, workspaceID string) (*time.Location, error) {
+	now := z.clock()
+	z.mu.Lock()
+	c, ok := z.byWS[workspaceID]
+	z.mu.Unlock()
+	if ok && now.Sub(c.loaded) < z.ttl {
+		return c.loc, nil
+	}
+	var tz string
+	if err := d.IDB(ctx).NewSelect().Table("workspaces").Column("timezone").Where("id = ?", workspaceID).Scan(ctx, &tz); err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, err
+	}
+	z.mu.Lock()
+	z.byWS[workspaceID] = zone{loc, now}
+	z.mu.Unlock()
+	return loc, nil
+}
+
+// count is the activity log's hook: it adds the counted events to the
+// rollups in their own transaction.
+func (svc *Service) count(ctx context.Context, evs []events.Event) error {
+	t := newTally()
+	for _, e := range evs {
+		if !counted(e.Kind) || e.WorkspaceID == "" {
+			continue
+		}
+		loc, err := svc.zones.get(ctx, svc.db, e.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		t.add(e, loc)
+	}
+	if t.empty() {
+		return nil
+	}
+	shard := 0
+	if svc.db.Engine == db.Postgres {
+		shard = rand.IntN(Shards)
+	}
+	return t.write(ctx, svc.db, shard)
+}
+
+func (t *tally) empty() bool {
+	return len(t.daily) == 0 && len(t.classified) == 0
+}
+
+func dayOf(t time.Time, loc *time.Location) string { return t.In(loc).Format(time.DateOnly) }

@@ -1,0 +1,100 @@
+package reports
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Service keeps the rollups on the activity log's write path and answers
+// the reports from them.
+type Service struct {
+	db    *db.DB
+	clock apikit.Clock
+	zones *zones
+}
+
+// NewService returns the reports on d. It counts every event log writes,
+// in the event's own transaction.
+func NewService(d *db.DB, clock apikit.Clock, log *events.Log) *Service {
+	svc := &Service{db: d, clock: clock, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
+	if log != nil {
+		log.OnEmit(svc.count)
+	}
+	return svc
+}
+
+// rollupTables are the tables the rollups live in.
+var rollupTables = []string{"report_daily", "report_threads"}
+
+// Rebuild recomputes the workspace's rollups from its activity log, oldest
+// event first, with the code that keeps them live, in one transaction. It
+// returns how many events it read. On Postgres, stop the workspace's
+// writers (the runner, the server) while it runs: events committed during
+// a rebuild may be counted twice.
+func (svc *Service) Rebuild(ctx context.Context, workspaceID string) (int, error) {
+	loc, err := svc.zones.get(ctx, svc.db, workspaceID)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = svc.db.InTx(ctx, func(ctx context.Context) error {
+		idb := svc.db.IDB(ctx)
+		for _, t := range rollupTables {
+			if _, err := idb.NewDelete().Table(t).Where("workspace_id = ?", workspaceID).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		var after time.Time
+		afterID := ""
+		for {
+			var page []events.Event
+			q := idb.NewSelect().Model(&page).Where("workspace_id = ?", workspaceID).
+				Where("kind IN (?)", bun.In(countedKinds))
+			if afterID != "" {
+				q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", after, after, afterID)
+			}
+			if err := q.OrderExpr("created_at, id").Limit(rebuildPage).Scan(ctx); err != nil {
+				return err
+			}
+			t := newTally()
+			for _, e := range page {
+				t.add(e, loc)
+			}
+			if err := t.write(ctx, svc.db, 0); err != nil {
+				return err
+			}
+			n += len(page)
+			if len(page) < rebuildPage {
+				return nil
+			}
+			after, afterID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+		}
+	})
+	return n, err
+}
+
+const rebuildPage = 5000
+
+// Compact folds the counter shards of days more than two days before now
+// into shard 0, on Postgres (SQLite writes one shard): the rows stay few,
+// and every sum stays what it was, in one statement. The runner calls it
+// with its hourly checks.
+func (svc *Service) Compact(ctx context.Context, now time.Time) error {
+	if svc.db.Engine != db.Postgres {
+		return nil
+	}
+	before := now.UTC().AddDate(0, 0, -2).Format(time.DateOnly)
+	const key = "workspace_id, grain, day, client_id, sequence_id, sender_id, metric"
+	_, err := svc.db.IDB(ctx).ExecContext(ctx, `WITH moved AS (
+	DELETE FROM report_daily WHERE day < ? AND shard > 0 RETURNING `+key+`, value)
+INSERT INTO report_daily (`+key+`, shard, value)
+SELECT `+key+`, 0, SUM(value) FROM moved GROUP BY `+key+`
+ON CONFLICT (`+key+`, shard) DO UPDATE SET value = report_daily.value + excluded.value`, before)
+	return err
+}
