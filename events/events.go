@@ -7,6 +7,7 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
@@ -48,9 +49,30 @@ type Emitter interface {
 
 // Log writes and reads the activity log.
 type Log struct {
-	db    *db.DB
-	clock apikit.Clock
-	hooks []func(ctx context.Context, evs []Event) error
+	db      *db.DB
+	clock   apikit.Clock
+	hooks   []func(ctx context.Context, evs []Event) error
+	inserts []func(ctx context.Context, evs []Event) ([]Statement, error)
+}
+
+// Statement is a write a hook adds to the insert of the events: SQL with ?
+// placeholders and its arguments.
+type Statement struct {
+	SQL  string
+	Args []any
+	// Prepared asks that SQLite prepare the statement once per connection:
+	// for a text the hot path writes again and again.
+	Prepared bool
+}
+
+// WithInsert registers fn to run in the transaction of every write to the
+// log, before the events are inserted; the statements it returns are
+// written with them. On Postgres they are data-modifying WITH queries of
+// the events' INSERT, so that they cost no round trip of their own; on
+// SQLite, which has no such WITH, they run right after it. The rollups of
+// the reports are kept this way.
+func (l *Log) WithInsert(fn func(ctx context.Context, evs []Event) ([]Statement, error)) {
+	l.inserts = append(l.inserts, fn)
 }
 
 // OnEmit registers fn to run in the transaction of every write to the log,
@@ -96,9 +118,30 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 			e.Data = map[string]any{}
 		}
 	}
+	var with []Statement
+	for _, fn := range l.inserts {
+		sts, err := fn(ctx, evs)
+		if err != nil {
+			return err
+		}
+		with = append(with, sts...)
+	}
+	idb := l.db.IDB(ctx)
 	for start := 0; start < len(evs); start += 500 {
 		chunk := evs[start:min(start+500, len(evs))]
-		if _, err := l.db.IDB(ctx).NewInsert().Model(&chunk).Exec(ctx); err != nil {
+		q := idb.NewInsert().Model(&chunk)
+		if start == 0 && l.db.Engine == db.Postgres {
+			for i, st := range with {
+				q = q.With(fmt.Sprintf("with_%d", i), idb.NewRaw(st.SQL, st.Args...))
+			}
+			with = nil
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for _, st := range with {
+		if err := l.db.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
 			return err
 		}
 	}

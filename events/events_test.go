@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,16 +15,25 @@ import (
 	"github.com/leadline/leadline/workspace"
 )
 
+// acme is a workspace to write events for, and the fake clock they are
+// dated by.
+func acme(t *testing.T, d *db.DB) (*apikit.FakeClock, *workspace.Workspace) {
+	t.Helper()
+	is := is.New(t)
+	clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+	ws := workspace.NewService(d, clock)
+	_, err := ws.Apply(context.Background(), workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "acme"}}})
+	is.NoErr(err)
+	w, err := ws.ByName(context.Background(), "acme")
+	is.NoErr(err)
+	return clock, w
+}
+
 func TestLog(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-		ws := workspace.NewService(d, clock)
-		_, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "acme"}}})
-		is.NoErr(err)
-		w, err := ws.ByName(ctx, "acme")
-		is.NoErr(err)
+		clock, w := acme(t, d)
 		log := events.NewLog(d, clock)
 		lead := apikit.NewID()
 		p := apikit.Principal{WorkspaceID: w.ID, MemberID: apikit.NewID(), KeyID: apikit.NewID()}
@@ -50,5 +60,49 @@ func TestLog(t *testing.T) {
 		is.Equal(evs[1].KeyID, p.KeyID)
 		is.Equal(evs[1].Data["n"], float64(1))
 		is.True(evs[0].CreatedAt.After(evs[1].CreatedAt))
+	})
+}
+
+// TestWithInsert: a hook's statements are written with the events, in
+// their transaction; on Postgres they ride in the events' INSERT, one
+// statement in all.
+func TestWithInsert(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		clock, w := acme(t, d)
+		_, err := d.ExecContext(ctx, "CREATE TABLE emitted (id TEXT PRIMARY KEY, n INTEGER NOT NULL)")
+		is.NoErr(err)
+		log := events.NewLog(d, clock)
+		log.WithInsert(func(ctx context.Context, evs []events.Event) ([]events.Statement, error) {
+			return []events.Statement{{SQL: "INSERT INTO emitted (id, n) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = emitted.n + excluded.n",
+				Args: []any{"count", len(evs)}}}, nil
+		})
+		count := func() (n int) {
+			is.NoErr(d.NewSelect().Table("emitted").Column("n").Where("id = 'count'").Scan(ctx, &n))
+			return n
+		}
+		rec := dbtest.Record(d)
+		queries := rec.During(func() {
+			is.NoErr(log.EmitMany(ctx, []events.Event{{WorkspaceID: w.ID, Kind: "a"}, {WorkspaceID: w.ID, Kind: "b"}}))
+		})
+		is.Equal(count(), 2)
+		if d.Engine == db.Postgres {
+			is.Equal(len(queries), 1) // the counter rides in the events' INSERT
+			is.True(strings.HasPrefix(queries[0], `WITH "with_0" AS (INSERT INTO emitted`))
+		} else {
+			is.Equal(len(queries), 2)
+		}
+
+		// Rolled back with the events.
+		_ = d.InTx(ctx, func(ctx context.Context) error {
+			is.NoErr(log.Emit(ctx, events.Event{WorkspaceID: w.ID, Kind: "c"}))
+			return apikit.Invalid("no", "")
+		})
+		is.Equal(count(), 2)
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			return log.Emit(ctx, events.Event{WorkspaceID: w.ID, Kind: "c"})
+		}))
+		is.Equal(count(), 3)
 	})
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -172,14 +171,27 @@ func timeOf(v any) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// write adds the tally to the rollups in ctx's transaction. Rows of one
-// statement are sorted, so that two transactions lock them in one order.
+// write adds the tally to the rollups in ctx's transaction.
 func (t *tally) write(ctx context.Context, d *db.DB, shard int) error {
-	idb := d.IDB(ctx)
-	if err := t.writeThreads(ctx, idb); err != nil {
+	sts, err := t.statements(ctx, d, shard)
+	if err != nil {
 		return err
 	}
-	return upsertDaily(ctx, d, t.daily, shard)
+	for _, st := range sts {
+		if err := d.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statements writes the tally's reply threads in ctx's transaction and
+// returns the statements that add its counters to report_daily.
+func (t *tally) statements(ctx context.Context, d *db.DB, shard int) ([]events.Statement, error) {
+	if err := t.writeThreads(ctx, d.IDB(ctx)); err != nil {
+		return nil, err
+	}
+	return upsertDaily(t.daily, shard), nil
 }
 
 // StepMetric is the key under which report_daily counts what a sequence's
@@ -297,7 +309,10 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-func upsertDaily(ctx context.Context, d *db.DB, m map[dailyKey]int64, shard int) error {
+// upsertDaily returns the statements that add m to report_daily's
+// counters. Rows of one statement are sorted, so that two transactions lock
+// them in one order.
+func upsertDaily(m map[dailyKey]int64, shard int) []events.Statement {
 	keys := make([]dailyKey, 0, len(m))
 	for k, v := range m {
 		if v != 0 {
@@ -308,44 +323,27 @@ func upsertDaily(ctx context.Context, d *db.DB, m map[dailyKey]int64, shard int)
 		return cmp.Or(cmp.Compare(a.workspace, b.workspace), cmp.Compare(a.grain, b.grain), cmp.Compare(a.day, b.day),
 			cmp.Compare(a.client, b.client), cmp.Compare(a.sequence, b.sequence), cmp.Compare(a.sender, b.sender), cmp.Compare(a.metric, b.metric))
 	})
-	return upsert(ctx, d, "report_daily", "workspace_id, grain, day, client_id, sequence_id, sender_id, metric", len(keys), func(i int) []any {
-		k := keys[i]
-		return []any{k.workspace, k.grain, k.day, k.client, k.sequence, k.sender, k.metric, shard, m[k]}
-	})
-}
-
-// upsert adds n rows of values (the key columns, shard, value) to table's
-// counters.
-// A statement of up to preparedRows rows is prepared once per connection
-// (the runner writes one to four rows per step); a larger one is parsed
-// each time.
-func upsert(ctx context.Context, d *db.DB, table, keyCols string, n int, row func(int) []any) error {
-	for start := 0; start < n; start += 400 {
-		end := min(start+400, n)
+	const keyCols = "workspace_id, grain, day, client_id, sequence_id, sender_id, metric"
+	var out []events.Statement
+	for start := 0; start < len(keys); start += 400 {
+		end := min(start+400, len(keys))
 		var sb strings.Builder
-		args := make([]any, 0, 8*(end-start))
-		fmt.Fprintf(&sb, "INSERT INTO %s (%s, shard, value) VALUES ", table, keyCols)
-		for i := start; i < end; i++ {
-			vals := row(i)
-			if i > start {
+		args := make([]any, 0, 9*(end-start))
+		sb.WriteString("INSERT INTO report_daily (" + keyCols + ", shard, value) VALUES ")
+		for i, k := range keys[start:end] {
+			if i > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString("(" + strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ") + ")")
-			args = append(args, vals...)
+			sb.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, k.workspace, k.grain, k.day, k.client, k.sequence, k.sender, k.metric, shard, m[k])
 		}
-		fmt.Fprintf(&sb, " ON CONFLICT (%s, shard) DO UPDATE SET value = %s.value + excluded.value", keyCols, table)
-		run := d.ExecPrepared
-		if end-start > preparedRows {
-			run = func(ctx context.Context, q string, args ...any) error {
-				_, err := d.IDB(ctx).ExecContext(ctx, q, args...)
-				return err
-			}
-		}
-		if err := run(ctx, sb.String(), args...); err != nil {
-			return err
-		}
+		sb.WriteString(" ON CONFLICT (" + keyCols + ", shard) DO UPDATE SET value = report_daily.value + excluded.value")
+		// The runner writes one to four rows per step: a statement that
+		// small repeats and is prepared once per connection; a larger one
+		// is parsed each time.
+		out = append(out, events.Statement{SQL: sb.String(), Args: args, Prepared: end-start <= preparedRows})
 	}
-	return nil
+	return out
 }
 
 const preparedRows = 12
@@ -391,9 +389,10 @@ func (z *zones) get(ctx context.Context, d *db.DB, workspaceID string) (*time.Lo
 	return loc, nil
 }
 
-// count is the activity log's hook: it adds the counted events to the
-// rollups in their own transaction.
-func (svc *Service) count(ctx context.Context, evs []events.Event) error {
+// count is the activity log's hook: it writes the reply threads of the
+// counted events and returns the counters' upserts, which the log writes
+// with the events (on Postgres, in the same statement).
+func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Statement, error) {
 	t := newTally()
 	for _, e := range evs {
 		if !counted(e.Kind) || e.WorkspaceID == "" {
@@ -401,18 +400,18 @@ func (svc *Service) count(ctx context.Context, evs []events.Event) error {
 		}
 		loc, err := svc.zones.get(ctx, svc.db, e.WorkspaceID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.add(e, loc)
 	}
 	if t.empty() {
-		return nil
+		return nil, nil
 	}
 	shard := 0
 	if svc.db.Engine == db.Postgres {
 		shard = rand.IntN(Shards)
 	}
-	return t.write(ctx, svc.db, shard)
+	return t.statements(ctx, svc.db, shard)
 }
 
 func (t *tally) empty() bool {

@@ -24,7 +24,7 @@ type Service struct {
 func NewService(d *db.DB, clock apikit.Clock, log *events.Log) *Service {
 	svc := &Service{db: d, clock: clock, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
 	if log != nil {
-		log.OnEmit(svc.count)
+		log.WithInsert(svc.count)
 	}
 	return svc
 }

@@ -46,6 +46,7 @@ func main() {
 	n := flag.Int("leads", 1_000_000, "leads to seed")
 	reqs := flag.Int("n", 300, "requests per measured operation")
 	throughputOnly := flag.Bool("throughput-only", false, "skip the latency table; measure only the throughput phases")
+	firstPageOnly := flag.Bool("first-page-only", false, "measure only the first page against the bare handler")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
@@ -161,7 +162,7 @@ func main() {
 	fmt.Println("| operation | HTTP p50 | HTTP p95 | service p50 | service p95 | server time beyond its SQL |")
 	fmt.Println("|---|---|---|---|---|---|")
 	var upsertHTTP []time.Duration
-	if *throughputOnly {
+	if *throughputOnly || *firstPageOnly {
 		ops = nil
 	}
 	for _, o := range ops {
@@ -223,12 +224,14 @@ func main() {
 			return call(many, "POST", base+"/v1/leads", secret, body)
 		}
 	}
-	mixed := throughput(clients, *reqs, upserts(5, true))
-	withEmail := throughput(clients, *reqs, upserts(10, true))
-	without := throughput(clients, *reqs, upserts(10, false))
-	fmt.Printf("upserts per second (%d concurrent clients, HTTP, half new, half matching, every field): %.0f\n", clients, mixed)
-	fmt.Printf("creates per second (%d concurrent clients, HTTP) with work and personal emails: %.0f; without emails: %.0f; ratio %.2f\n",
-		clients, withEmail, without, withEmail/without)
+	if !*firstPageOnly {
+		mixed := throughput(clients, *reqs, upserts(5, true))
+		withEmail := throughput(clients, *reqs, upserts(10, true))
+		without := throughput(clients, *reqs, upserts(10, false))
+		fmt.Printf("upserts per second (%d concurrent clients, HTTP, half new, half matching, every field): %.0f\n", clients, mixed)
+		fmt.Printf("creates per second (%d concurrent clients, HTTP) with work and personal emails: %.0f; without emails: %.0f; ratio %.2f\n",
+			clients, withEmail, without, withEmail/without)
+	}
 
 	// The first page of the list against a bare handler that runs the
 	// same SQL (page and total) with no auth, limits or validation.
@@ -241,6 +244,9 @@ func main() {
 	bareFirst := func(r *rand.Rand, c, i int) error { return call(many, "GET", bareBase+"/", "", nil) }
 	ours, theirs := throughput(clients, *reqs, first), throughput(clients, *reqs, bareFirst)
 	fmt.Printf("first page, %d clients: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, ours, theirs, ours/theirs)
+	if *firstPageOnly {
+		return
+	}
 
 	filtered := func(r *rand.Rand, c, i int) error {
 		return call(many, "GET", base+"/v1/leads?"+filterQS(c*31+i), secret, nil)

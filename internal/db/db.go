@@ -14,8 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -48,6 +49,48 @@ type DB struct {
 	writeMu sync.Mutex
 	// stmts are the statements ExecPrepared prepared, by query.
 	stmts sync.Map
+
+	// noFlush is a second pool on Postgres whose sessions commit without
+	// waiting for the WAL to reach the disk (synchronous_commit off):
+	// InTxNoFlush and NoFlush run there, with no SET LOCAL round trip in
+	// each transaction. noFlushStmts are ExecPrepared's statements on it.
+	noFlush      *bun.DB
+	noFlushStmts sync.Map
+}
+
+// noFlushKey marks a context whose transaction runs on the noFlush pool.
+type noFlushKey struct{}
+
+// Close closes the database's pools.
+func (d *DB) Close() error {
+	err := d.DB.Close()
+	if d.noFlush != nil {
+		err = errors.Join(err, d.noFlush.Close())
+	}
+	return err
+}
+
+// AddQueryHook adds hook to every pool of the database, so that what runs
+// on the no-flush pool is seen too.
+func (d *DB) AddQueryHook(hook bun.QueryHook) {
+	d.DB.AddQueryHook(hook)
+	if d.noFlush != nil {
+		d.noFlush.AddQueryHook(hook)
+	}
+}
+
+// NoFlush is where a single statement whose loss in a crash does no harm
+// runs outside a transaction: on Postgres the no-flush pool, whose commit
+// does not wait for the disk; the database itself on SQLite. Inside a
+// transaction it is the transaction.
+func (d *DB) NoFlush(ctx context.Context) bun.IDB {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx
+	}
+	if d.noFlush != nil {
+		return d.noFlush
+	}
+	return d.DB
 }
 
 // DefaultDSN is the embedded default: a SQLite file in the working directory.
@@ -69,13 +112,27 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	}
 	var d *DB
 	if IsPostgres(dsn) {
-		sqldb, err := sql.Open("pgx", dsn)
+		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
+		// bun writes each statement's values into its text, so that no
+		// two statements share one: pgx's default of preparing and caching
+		// every new text would cost each statement a second round trip and
+		// a plan of its own. The simple protocol sends it once.
+		// ExecPrepared's statements are prepared explicitly and still run
+		// as prepared ones.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		sqldb := stdlib.OpenDB(*cfg)
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
 		d = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Engine: Postgres}
+		nfCfg := cfg.Copy()
+		nfCfg.RuntimeParams["synchronous_commit"] = "off"
+		nf := stdlib.OpenDB(*nfCfg)
+		nf.SetMaxOpenConns(10)
+		nf.SetMaxIdleConns(10)
+		d.noFlush = bun.NewDB(nf, pgdialect.New())
 	} else {
 		sqldb, err := sql.Open("sqlite", sqliteDSN(dsn))
 		if err != nil {
@@ -201,16 +258,17 @@ func TxMemo(ctx context.Context) *sync.Map {
 }
 
 // InTxNoFlush is InTx for work whose commit may be lost in a crash without
-// harm, because it is redone the same way afterwards: on Postgres the
-// commit does not wait for the WAL to reach the disk. SQLite is unchanged.
+// harm, because it is redone the same way afterwards: on Postgres it runs
+// on the no-flush pool, whose commit does not wait for the WAL to reach the
+// disk. SQLite is unchanged, and so is a transaction ctx already carries,
+// which fn joins.
 func (d *DB) InTxNoFlush(ctx context.Context, fn func(ctx context.Context) error) error {
-	return d.InTx(ctx, func(ctx context.Context) error {
-		if d.Engine == Postgres {
-			if _, err := d.IDB(ctx).ExecContext(ctx, "SET LOCAL synchronous_commit TO OFF"); err != nil {
-				return err
-			}
-		}
-		return fn(ctx)
+	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok || d.noFlush == nil {
+		return d.InTx(ctx, fn)
+	}
+	return d.noFlush.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ctx = context.WithValue(context.WithValue(ctx, txKey{}, tx), txMemoKey{}, &sync.Map{})
+		return fn(context.WithValue(ctx, noFlushKey{}, true))
 	})
 }
 
@@ -256,6 +314,18 @@ func (d *DB) ExecPrepared(ctx context.Context, query string, args ...any) error 
 	return err
 }
 
+// Exec runs query, written with ? placeholders, with args in the
+// transaction ctx carries (or on the database): prepared once per
+// connection as ExecPrepared does when prepared is set, parsed each time
+// otherwise.
+func (d *DB) Exec(ctx context.Context, query string, prepared bool, args ...any) error {
+	if prepared {
+		return d.ExecPrepared(ctx, query, args...)
+	}
+	_, err := d.IDB(ctx).ExecContext(ctx, query, args...)
+	return err
+}
+
 // ExistsPrepared reports whether query, a SELECT written with ?
 // placeholders, finds a row, preparing it once per connection as
 // ExecPrepared does.
@@ -278,7 +348,11 @@ func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (boo
 }
 
 func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := d.stmts.Load(query); ok {
+	pool, stmts := d.DB.DB, &d.stmts
+	if ctx.Value(noFlushKey{}) != nil {
+		pool, stmts = d.noFlush.DB, &d.noFlushStmts
+	}
+	if st, ok := stmts.Load(query); ok {
 		return st.(*sql.Stmt), nil
 	}
 	text := query
@@ -295,11 +369,11 @@ func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 		}
 		text = b.String()
 	}
-	st, err := d.DB.DB.PrepareContext(ctx, text)
+	st, err := pool.PrepareContext(ctx, text)
 	if err != nil {
 		return nil, err
 	}
-	if old, loaded := d.stmts.LoadOrStore(query, st); loaded {
+	if old, loaded := stmts.LoadOrStore(query, st); loaded {
 		st.Close()
 		return old.(*sql.Stmt), nil
 	}

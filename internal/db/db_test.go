@@ -120,3 +120,47 @@ func TestPreparedStatements(t *testing.T) {
 		is.True(!found)
 	})
 }
+
+// TestNoFlush: InTxNoFlush and NoFlush commit without waiting for the disk
+// on Postgres (and are plain transactions on SQLite); prepared statements
+// and the transaction's rollback work there as in InTx, and a transaction
+// ctx already carries is joined, not changed.
+func TestNoFlush(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		_, err := d.ExecContext(ctx, "CREATE TABLE noflush_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
+		is.NoErr(err)
+		const upsert = "INSERT INTO noflush_probe (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = noflush_probe.v + excluded.v"
+		syncCommit := func(ctx context.Context) (v string) {
+			is.NoErr(d.IDB(ctx).NewRaw("SHOW synchronous_commit").Scan(ctx, &v))
+			return v
+		}
+		is.NoErr(d.InTxNoFlush(ctx, func(ctx context.Context) error {
+			if d.Engine == db.Postgres {
+				is.Equal(syncCommit(ctx), "off")
+			}
+			return d.ExecPrepared(ctx, upsert, "a", 1)
+		}))
+		_ = d.InTxNoFlush(ctx, func(ctx context.Context) error {
+			is.NoErr(d.ExecPrepared(ctx, upsert, "a", 100))
+			return apikit.Invalid("roll back", "")
+		})
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			return d.InTxNoFlush(ctx, func(ctx context.Context) error {
+				if d.Engine == db.Postgres {
+					is.Equal(syncCommit(ctx), "on") // joined the caller's transaction
+				}
+				return d.ExecPrepared(ctx, upsert, "a", 2)
+			})
+		}))
+		_, err = d.NoFlush(ctx).NewRaw(upsert, "a", 4).Exec(ctx)
+		is.NoErr(err)
+		var v int
+		is.NoErr(d.NewSelect().Table("noflush_probe").Column("v").Where("k = 'a'").Scan(ctx, &v))
+		is.Equal(v, 7)
+		if d.Engine == db.Postgres {
+			is.Equal(syncCommit(ctx), "on") // the main pool waits for the disk
+		}
+	})
+}
