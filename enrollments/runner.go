@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -29,7 +31,9 @@ const (
 
 // Runner defaults.
 const (
-	DefaultBatch       = 100
+	DefaultBatch = 100
+	// DefaultWorkers run a batch in parallel on Postgres.
+	DefaultWorkers     = 8
 	DefaultLease       = 5 * time.Minute
 	DefaultMaxAttempts = 4
 	// OutOfOfficeDelay is how long an auto-reply delays the next step.
@@ -63,12 +67,19 @@ type Runner struct {
 	// Backoff is the wait before retrying a transient error, by attempt.
 	Backoff func(attempt int) time.Duration
 
+	// Workers run the enrollments of a claimed batch in parallel, each
+	// worker the enrollments of some of the senders (Postgres only: on
+	// SQLite writes are serial anyway).
+	Workers int
+
 	mu         sync.Mutex
 	deferred   map[deferKey]int
 	nextChecks time.Time
 	// tick holds what one tick read of workspaces, sequences and senders,
 	// and the sender limits it found spent; a new tick reads afresh.
-	tick tickCache
+	// tickMu guards its maps, which the workers share.
+	tick   tickCache
+	tickMu sync.Mutex
 }
 
 // tickCache is what a runner remembers within one tick.
@@ -81,36 +92,42 @@ type tickCache struct {
 }
 
 func (r *Runner) workspace(ctx context.Context, id string) (*workspace.Workspace, error) {
-	if w, ok := r.tick.workspaces[id]; ok {
-		return w, nil
-	}
-	w, err := r.svc.catalog.WorkspaceByID(ctx, id)
-	if err == nil {
-		r.tick.workspaces[id] = w
-	}
-	return w, err
+	return cached(r, r.tick.workspaces, id, func() (*workspace.Workspace, error) { return r.svc.catalog.WorkspaceByID(ctx, id) })
 }
 
 func (r *Runner) sequence(ctx context.Context, workspaceID, id string) (*sequences.Sequence, error) {
-	if q, ok := r.tick.sequences[id]; ok {
-		return q, nil
-	}
-	q, err := r.svc.sequences.ByID(ctx, workspaceID, id)
-	if err == nil {
-		r.tick.sequences[id] = q
-	}
-	return q, err
+	return cached(r, r.tick.sequences, id, func() (*sequences.Sequence, error) { return r.svc.sequences.ByID(ctx, workspaceID, id) })
 }
 
 func (r *Runner) sender(ctx context.Context, workspaceID, id string) (*senders.Sender, error) {
-	if s, ok := r.tick.senders[id]; ok {
-		return s, nil
+	return cached(r, r.tick.senders, id, func() (*senders.Sender, error) { return r.svc.senders.ByID(ctx, workspaceID, id) })
+}
+
+// cached returns m[id], loading and keeping it on a miss. The tick's
+// workers share m; what it holds is never changed in place, only
+// replaced.
+func cached[T any](r *Runner, m map[string]*T, id string, load func() (*T, error)) (*T, error) {
+	r.tickMu.Lock()
+	v, ok := m[id]
+	r.tickMu.Unlock()
+	if ok {
+		return v, nil
 	}
-	s, err := r.svc.senders.ByID(ctx, workspaceID, id)
+	v, err := load()
 	if err == nil {
-		r.tick.senders[id] = s
+		r.tickMu.Lock()
+		m[id] = v
+		r.tickMu.Unlock()
 	}
-	return s, err
+	return v, err
+}
+
+// blockedFor returns the spent limit of a sender's action this tick found,
+// if any.
+func (r *Runner) blockedFor(k deferKey) *senders.Blocked {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	return r.tick.blocked[k]
 }
 
 // NewRunner returns a runner that sends through transports, by a sender's
@@ -121,11 +138,11 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 	}
 	// Members' replies go through the transports the runner sends with.
 	svc.inbox.UseTransports(transports)
-	workers := 1
+	ingest, workers := 1, 1
 	if svc.db.Engine == db.Postgres {
-		workers = 4
+		ingest, workers = 4, DefaultWorkers
 	}
-	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: workers, Lease: DefaultLease, deferred: map[deferKey]int{},
+	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Lease: DefaultLease, deferred: map[deferKey]int{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 
@@ -165,21 +182,58 @@ func (r *Runner) Tick(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		for _, c := range claimed {
-			if err := r.runOne(ctx, c.WorkspaceID, c.ID); err != nil {
-				if ctx.Err() != nil {
-					return n, ctx.Err()
-				}
-				// The enrollment keeps its lease and is looked at again
-				// when the lease ends; the others go on.
-				r.logger.Error("runner: enrollment", "enrollment_id", c.ID, "error", err)
-			}
-			n++
+		ran, err := r.runBatch(ctx, claimed)
+		n += ran
+		if err != nil {
+			return n, err
 		}
 		if len(claimed) < r.Batch {
 			return n, nil
 		}
 	}
+}
+
+// runBatch runs claimed enrollments and returns how many it ran. With more
+// than one worker, each worker takes the enrollments of some senders, so
+// that a sender's budget rows are written by one worker at a time.
+func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error) {
+	workers := max(min(r.Workers, len(claimed)), 1)
+	parts := make([][]Enrollment, workers)
+	for _, c := range claimed {
+		w := 0
+		if workers > 1 {
+			h := fnv.New32a()
+			h.Write([]byte(deref(c.SenderID)))
+			w = int(h.Sum32() % uint32(workers))
+		}
+		parts[w] = append(parts[w], c)
+	}
+	var n atomic.Int64
+	run := func(part []Enrollment) error {
+		for _, c := range part {
+			if err := r.runOne(ctx, c.WorkspaceID, c.ID); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				// The enrollment keeps its lease and is looked at again
+				// when the lease ends; the others go on.
+				r.logger.Error("runner: enrollment", "enrollment_id", c.ID, "error", err)
+			}
+			n.Add(1)
+		}
+		return nil
+	}
+	if workers == 1 {
+		err := run(parts[0])
+		return int(n.Load()), err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for i, part := range parts {
+		wg.Go(func() { errs[i] = run(part) })
+	}
+	wg.Wait()
+	return int(n.Load()), errors.Join(errs...)
 }
 
 // Run ticks every interval until ctx ends.
@@ -228,7 +282,7 @@ func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
 	// idempotency key, which a transport performs at most once and answers
 	// from its record (the Transport contract).
 	var c *call
-	err := r.svc.db.InTxNoFlush(ctx, func(ctx context.Context) error {
+	err := r.inTx(ctx, func(ctx context.Context) error {
 		var err error
 		c, err = r.next(ctx, workspaceID, id, nil)
 		return err
@@ -240,9 +294,10 @@ func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
 		}
 		// Phase two of this action and phase one of the next step share a
 		// transaction.
-		err = r.svc.db.InTxNoFlush(ctx, func(ctx context.Context) error {
-			e, again, err := r.finish(ctx, c, res, perr)
+		done := c
+		err = r.inTx(ctx, func(ctx context.Context) error {
 			c = nil
+			e, again, err := r.finish(ctx, done, res, perr)
 			if err != nil || !again || steps >= maxStepsPerRun {
 				return err
 			}
@@ -254,6 +309,18 @@ func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
 		}
 	}
 	return err
+}
+
+// inTx runs fn in a transaction of the runner, again if Postgres rolled
+// it back for a deadlock with another runner's: what fn does is read
+// afresh each time, and an action's transport call is outside it.
+func (r *Runner) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	for attempt := 1; ; attempt++ {
+		err := r.svc.db.InTxNoFlush(ctx, fn)
+		if err == nil || attempt == 5 || !db.IsRetryable(err) {
+			return err
+		}
+	}
 }
 
 // next loads the enrollment (unless e is given) and runs its due steps
@@ -385,7 +452,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 	// the enrollment is postponed without reading its lead.
 	if a, isAction := step.Action(); isAction {
 		if s, err := r.senderFor(ctx, e, a.Channel()); err == nil {
-			if b := r.tick.blocked[deferKey{sender: s.ID, action: a}]; b != nil && b.Until.After(now) {
+			if b := r.blockedFor(deferKey{sender: s.ID, action: a}); b != nil && b.Until.After(now) {
 				until := r.postpone(s, a, b.Until)
 				r.waitOn(e, s, a, b.Code, &until)
 				return save()
@@ -451,13 +518,17 @@ func (r *Runner) stopReason(ctx context.Context, l *leads.Lead) (Status, string,
 	// The blacklist is read once a tick per workspace (it changes through
 	// setup files); a very large one is checked in the database.
 	people := []workspace.Person{l.Person()}
+	r.tickMu.Lock()
 	bl, read := r.tick.blacklists[l.WorkspaceID]
+	r.tickMu.Unlock()
 	if !read {
 		var err error
 		if bl, err = r.svc.catalog.BlacklistSnapshot(ctx, l.WorkspaceID); err != nil {
 			return "", "", err
 		}
+		r.tickMu.Lock()
 		r.tick.blacklists[l.WorkspaceID] = bl
+		r.tickMu.Unlock()
 	}
 	var hits []string
 	if bl != nil {
@@ -598,7 +669,9 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		return nil, false, err
 	}
 	if blocked != nil {
+		r.tickMu.Lock()
 		r.tick.blocked[deferKey{sender: s.ID, action: action}] = blocked
+		r.tickMu.Unlock()
 		until := r.postpone(s, action, blocked.Until)
 		r.waitOn(e, s, action, blocked.Code, &until)
 		return save()
@@ -745,12 +818,18 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 		}
 	case senders.SenderLevel:
 		e.Attempt++
-		if err := svc.senders.Signal(ctx, c.sender, te.Signal, te.Message); err != nil {
+		// The tick's workers share the cached sender: the signal changes a
+		// copy, which then replaces it.
+		s := *c.sender
+		if err := svc.senders.Signal(ctx, &s, te.Signal, te.Message); err != nil {
 			return false, err
 		}
-		r.waitOn(e, c.sender, action, "sender_"+string(c.sender.Health), ptr(senders.NextMidnight(now, c.sender.Location())))
-		if c.sender.Health == senders.Disconnected {
-			r.waitOn(e, c.sender, action, "sender_disconnected", nil)
+		r.tickMu.Lock()
+		r.tick.senders[s.ID] = &s
+		r.tickMu.Unlock()
+		r.waitOn(e, &s, action, "sender_"+string(s.Health), ptr(senders.NextMidnight(now, s.Location())))
+		if s.Health == senders.Disconnected {
+			r.waitOn(e, &s, action, "sender_disconnected", nil)
 		}
 	default:
 		if err := r.fail(ctx, e, te.Code, te.Message, now); err != nil {

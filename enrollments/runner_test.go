@@ -265,7 +265,9 @@ func TestTwoRunnersOnePostgres(t *testing.T) {
 	e.enrol("Spread", ids...)
 	e.clock.Set(monday.Add(2 * time.Hour))
 	other := e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
+	// Each runner also runs its batches on four workers.
 	e.runner.Batch, other.Batch = 5, 5
+	e.runner.Workers, other.Workers = 4, 4
 	var wg sync.WaitGroup
 	for _, r := range []*enrollments.Runner{e.runner, other} {
 		wg.Go(func() {

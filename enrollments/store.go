@@ -1,9 +1,15 @@
 package enrollments
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -207,7 +213,7 @@ func (b *BunStore) ForLead(ctx context.Context, workspaceID, leadID string) ([]E
 }
 
 // Claim leases up to limit due enrollments until leaseUntil and returns
-// them (workspace and id). On Postgres, rows other runners hold are
+// them (workspace, id and sender). On Postgres, rows other runners hold are
 // skipped; on SQLite the claim is one write in the single-writer queue.
 func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Enrollment, error) {
 	lock := ""
@@ -219,14 +225,14 @@ func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit i
 		rows, err := b.idb(ctx).QueryContext(ctx, `UPDATE enrollments SET lease_until = ? WHERE id IN (
 			SELECT id FROM enrollments WHERE status = 'active' AND NOT held AND next_run_at <= ?
 			  AND (lease_until IS NULL OR lease_until <= ?)
-			ORDER BY next_run_at LIMIT ?`+lock+`) RETURNING workspace_id, id`, leaseUntil, now, now, limit)
+			ORDER BY next_run_at LIMIT ?`+lock+`) RETURNING workspace_id, id, sender_id`, leaseUntil, now, now, limit)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var e Enrollment
-			if err := rows.Scan(&e.WorkspaceID, &e.ID); err != nil {
+			if err := rows.Scan(&e.WorkspaceID, &e.ID, &e.SenderID); err != nil {
 				return err
 			}
 			out = append(out, e)
@@ -303,11 +309,77 @@ func (b *BunStore) SendingAction(ctx context.Context, enrollmentID string) (*Act
 	return a, err
 }
 
-// CountStep adds n to a step's entered, done or failed count.
+// CountStep adds n to a step's entered, done or failed count. Inside a
+// transaction the counts are added up and written last, before the
+// commit, in one statement whose rows are in a fixed order: concurrent
+// runners then hold a sequence's hot counter rows only for their commit,
+// and never lock two of them in opposite orders.
 func (b *BunStore) CountStep(ctx context.Context, sequenceID, stepID, column string, n int) error {
-	_, err := b.idb(ctx).ExecContext(ctx, `INSERT INTO step_stats (sequence_id, step_id, `+column+`) VALUES (?, ?, ?)
-		ON CONFLICT (sequence_id, step_id) DO UPDATE SET `+column+` = step_stats.`+column+` + excluded.`+column, sequenceID, stepID, n)
-	return err
+	col := slices.Index(stepColumns, column)
+	if col < 0 {
+		return fmt.Errorf("enrollments: no step count %q", column)
+	}
+	memo := db.TxMemo(ctx)
+	if memo == nil {
+		counts := map[stepKey]*[3]int{{sequenceID, stepID}: new([3]int)}
+		counts[stepKey{sequenceID, stepID}][col] = n
+		return b.writeStepCounts(ctx, counts)
+	}
+	v, _ := memo.LoadOrStore(stepCountsMemo, &stepCounts{m: map[stepKey]*[3]int{}})
+	sc := v.(*stepCounts)
+	sc.mu.Lock()
+	c := sc.m[stepKey{sequenceID, stepID}]
+	if c == nil {
+		c = new([3]int)
+		sc.m[stepKey{sequenceID, stepID}] = c
+	}
+	c[col] += n
+	sc.mu.Unlock()
+	db.BeforeCommit(ctx, stepCountsMemo, func(ctx context.Context) error {
+		sc.mu.Lock()
+		m := sc.m
+		sc.m = map[stepKey]*[3]int{}
+		sc.mu.Unlock()
+		return b.writeStepCounts(ctx, m)
+	})
+	return nil
+}
+
+var stepColumns = []string{"entered", "done", "failed"}
+
+const stepCountsMemo = "enrollments:step_stats"
+
+type stepKey struct{ sequence, step string }
+
+type stepCounts struct {
+	mu sync.Mutex
+	m  map[stepKey]*[3]int
+}
+
+// writeStepCounts adds counts to step_stats, its rows in key order.
+func (b *BunStore) writeStepCounts(ctx context.Context, counts map[stepKey]*[3]int) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	keys := slices.SortedFunc(maps.Keys(counts), func(a, b stepKey) int {
+		return cmp.Or(cmp.Compare(a.sequence, b.sequence), cmp.Compare(a.step, b.step))
+	})
+	var sb strings.Builder
+	args := make([]any, 0, 5*len(keys))
+	sb.WriteString("INSERT INTO step_stats (sequence_id, step_id, entered, done, failed) VALUES ")
+	for i, k := range keys {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("(?, ?, ?, ?, ?)")
+		c := counts[k]
+		args = append(args, k.sequence, k.step, c[0], c[1], c[2])
+	}
+	sb.WriteString(` ON CONFLICT (sequence_id, step_id) DO UPDATE SET entered = step_stats.entered + excluded.entered,
+		done = step_stats.done + excluded.done, failed = step_stats.failed + excluded.failed`)
+	// The runner writes one or two rows at a time: those shapes repeat and
+	// are prepared once per connection.
+	return b.db.Exec(ctx, sb.String(), len(keys) <= 2, args...)
 }
 
 // Failed returns the sequence's failed enrollments, or those among ids.

@@ -243,8 +243,80 @@ func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error
 		defer d.writeMu.Unlock()
 	}
 	return d.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), txMemoKey{}, &sync.Map{}))
+		return inTx(withTx(ctx, tx), fn)
 	})
+}
+
+// withTx is ctx carrying tx, with the transaction's memo and commit hooks.
+func withTx(ctx context.Context, tx bun.Tx) context.Context {
+	return context.WithValue(context.WithValue(context.WithValue(ctx, txKey{}, tx), txMemoKey{}, &sync.Map{}), commitHooksKey{}, &commitHooks{})
+}
+
+// inTx runs fn and then, if it succeeded, the hooks it left for the
+// commit.
+func inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if err := fn(ctx); err != nil {
+		return err
+	}
+	h := ctx.Value(commitHooksKey{}).(*commitHooks)
+	for {
+		h.mu.Lock()
+		if len(h.fns) == 0 {
+			h.mu.Unlock()
+			return nil
+		}
+		next := h.fns[0]
+		h.fns = h.fns[1:]
+		delete(h.keys, next.key)
+		h.mu.Unlock()
+		if err := next.fn(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+type commitHooksKey struct{}
+
+// commitHooks are what a transaction runs last, before its commit.
+type commitHooks struct {
+	mu   sync.Mutex
+	keys map[string]bool
+	fns  []commitHook
+}
+
+type commitHook struct {
+	key string
+	fn  func(ctx context.Context) error
+}
+
+// BeforeCommit has fn run last in the transaction ctx carries, once
+// however often it is asked for under key, and reports whether ctx
+// carries one (when it does not, nothing is registered). Writes that many
+// transactions make to a few shared rows, such as counters, go there: the
+// rows are locked only for the commit, and a hook that writes them in a
+// fixed order cannot deadlock with another transaction's.
+func BeforeCommit(ctx context.Context, key string, fn func(ctx context.Context) error) bool {
+	h, ok := ctx.Value(commitHooksKey{}).(*commitHooks)
+	if !ok {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.keys == nil {
+		h.keys = map[string]bool{}
+	}
+	if !h.keys[key] {
+		h.keys[key] = true
+		h.fns = append(h.fns, commitHook{key, fn})
+	}
+	return true
+}
+
+// IsRetryable reports whether err is a Postgres deadlock or serialization
+// failure: the transaction was rolled back and may simply run again.
+func IsRetryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 type txMemoKey struct{}
@@ -267,8 +339,7 @@ func (d *DB) InTxNoFlush(ctx context.Context, fn func(ctx context.Context) error
 		return d.InTx(ctx, fn)
 	}
 	return d.noFlush.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		ctx = context.WithValue(context.WithValue(ctx, txKey{}, tx), txMemoKey{}, &sync.Map{})
-		return fn(context.WithValue(ctx, noFlushKey{}, true))
+		return inTx(context.WithValue(withTx(ctx, tx), noFlushKey{}, true), fn)
 	})
 }
 

@@ -2,9 +2,12 @@ package db_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/apikit"
@@ -163,4 +166,60 @@ func TestNoFlush(t *testing.T) {
 			is.Equal(syncCommit(ctx), "on") // the main pool waits for the disk
 		}
 	})
+}
+
+// BeforeCommit runs a hook once per key, last in the transaction and
+// inside it: a failing hook rolls the transaction back, and outside a
+// transaction nothing is registered.
+func TestBeforeCommit(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		_, err := d.ExecContext(ctx, "CREATE TABLE commit_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
+		is.NoErr(err)
+		count := func() (n int) {
+			is.NoErr(d.NewRaw("SELECT coalesce(sum(v), 0) FROM commit_probe").Scan(ctx, &n))
+			return n
+		}
+		is.True(!db.BeforeCommit(ctx, "x", func(context.Context) error { return nil }))
+
+		for _, inTx := range []func(context.Context, func(context.Context) error) error{d.InTx, d.InTxNoFlush} {
+			var order []string
+			runs := 0
+			err = inTx(ctx, func(ctx context.Context) error {
+				for range 3 {
+					is.True(db.BeforeCommit(ctx, "probe", func(ctx context.Context) error {
+						runs++
+						order = append(order, "hook")
+						_, err := d.IDB(ctx).ExecContext(ctx, "INSERT INTO commit_probe (k, v) VALUES (?, 1)", apikit.NewID())
+						return err
+					}))
+				}
+				order = append(order, "body")
+				return nil
+			})
+			is.NoErr(err)
+			is.Equal(runs, 1)
+			is.Equal(order, []string{"body", "hook"})
+		}
+		is.Equal(count(), 2)
+
+		// A hook's error rolls back the body's writes too.
+		boom := apikit.Invalid("boom", "")
+		err = d.InTx(ctx, func(ctx context.Context) error {
+			_, err := d.IDB(ctx).ExecContext(ctx, "INSERT INTO commit_probe (k, v) VALUES (?, 5)", apikit.NewID())
+			db.BeforeCommit(ctx, "fails", func(context.Context) error { return boom })
+			return err
+		})
+		is.True(errors.Is(err, boom))
+		is.Equal(count(), 2)
+	})
+}
+
+func TestIsRetryable(t *testing.T) {
+	is := is.New(t)
+	is.True(db.IsRetryable(fmt.Errorf("update: %w", &pgconn.PgError{Code: "40P01"})))
+	is.True(db.IsRetryable(&pgconn.PgError{Code: "40001"}))
+	is.True(!db.IsRetryable(&pgconn.PgError{Code: "23505"}))
+	is.True(!db.IsRetryable(errors.New("deadlock")))
 }
