@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,13 +90,16 @@ type Network struct {
 	scripts     map[string]Outcome
 	failures    map[string][]error
 	seq         int
+	// drawn counts the actions of each kind performed for each person, for
+	// the keys of the outcomes' draws.
+	drawn map[string]int
 }
 
 // New returns a network whose randomness comes from seed.
 func New(seed int64, clock apikit.Clock, rates Rates) *Network {
 	return &Network{seed: seed, clock: clock, rates: rates, results: map[string]senders.Result{},
 		configs: map[string]senders.Sender{}, counts: map[string]int{}, dnc: map[string]time.Time{},
-		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}}
+		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}, drawn: map[string]int{}}
 }
 
 // Register gives the network a sender's configuration to judge it by: its
@@ -246,12 +250,25 @@ func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, d
 // outcomes queues what the outside world does after an action.
 func (n *Network) outcomes(req senders.Request, at time.Time) {
 	lead := req.Lead.LeadID
+	// Draws are keyed by who the person is (their name and identities, or
+	// the lead's id when it has none), the action and how many such
+	// actions they had before, not by the action's key, whose ids are new
+	// in every run: one seed over the same leads draws the same
+	// acceptances and replies.
+	r := req.Lead
+	who := strings.Join([]string{r.Name, r.Email, r.PublicIdentifier, r.LinkedInID, r.ProviderID}, "|")
+	if who == "||||" {
+		who = r.LeadID
+	}
+	who += "|" + string(req.Action)
+	n.drawn[who]++
+	key := fmt.Sprintf("%s|%d", who, n.drawn[who])
 	base := senders.Inbound{SenderID: req.Sender.ID, LeadID: lead}
 	o, scripted := n.scripts[lead]
 	switch req.Action {
 	case senders.Invite:
-		accept := n.chance(req.Key, "accept") < n.rates.Accept
-		after := n.between(req.Key, "accept-after", 2*time.Hour, 4*24*time.Hour)
+		accept := n.chance(key, "accept") < n.rates.Accept
+		after := n.between(key, "accept-after", 2*time.Hour, 4*24*time.Hour)
 		if scripted {
 			accept, after = o.Accept, o.AcceptAfter
 		}
@@ -262,21 +279,21 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 		}
 	case senders.Message, senders.InMail, senders.SendEmail:
 		if req.Action == senders.SendEmail {
-			bounce := n.chance(req.Key, "bounce") < n.rates.Bounce
+			bounce := n.chance(key, "bounce") < n.rates.Bounce
 			if scripted {
 				bounce = o.Bounce
 			}
 			if bounce {
 				in := base
-				in.Kind, in.At, in.Message = senders.InboundBounce, at.Add(n.between(req.Key, "bounce-after", time.Minute, 10*time.Minute)), "550 5.1.1 mailbox unavailable"
+				in.Kind, in.At, in.Message = senders.InboundBounce, at.Add(n.between(key, "bounce-after", time.Minute, 10*time.Minute)), "550 5.1.1 mailbox unavailable"
 				n.queue(in)
 				return
 			}
 		}
-		reply := n.chance(req.Key, "reply") < n.rates.Reply
-		auto := n.chance(req.Key, "auto") < n.rates.AutoReply
-		after := n.between(req.Key, "reply-after", time.Hour, 3*24*time.Hour)
-		body := replyTexts[int(n.chance(req.Key, "text")*float64(len(replyTexts)))]
+		reply := n.chance(key, "reply") < n.rates.Reply
+		auto := n.chance(key, "auto") < n.rates.AutoReply
+		after := n.between(key, "reply-after", time.Hour, 3*24*time.Hour)
+		body := replyTexts[int(n.chance(key, "text")*float64(len(replyTexts)))]
 		if scripted {
 			reply, auto, after, body = o.Reply != "" || o.AutoReply, o.AutoReply, o.ReplyAfter, o.Reply
 		}
@@ -288,8 +305,8 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 		n.seq++
 		in.ProviderMessageID = fmt.Sprintf("sbx-in-%d-%d", n.seed, n.seq)
 		if auto {
-			o := outOfOffice[int(n.chance(req.Key, "ooo")*float64(len(outOfOffice)))]
-			back := in.At.AddDate(0, 0, 3+int(n.chance(req.Key, "back")*10))
+			o := outOfOffice[int(n.chance(key, "ooo")*float64(len(outOfOffice)))]
+			back := in.At.AddDate(0, 0, 3+int(n.chance(key, "back")*10))
 			in.Subject = o.subject + req.Subject
 			in.Body = fmt.Sprintf(o.body, back.Day(), o.months[back.Month()-1])
 			in.Headers = map[string]string{"Auto-Submitted": "auto-replied"}
@@ -298,7 +315,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			// Who answers by proposing a meeting books one.
 			if slices.Contains(bookers, body) {
 				bk := base
-				bk.Kind, bk.At = senders.InboundBooking, in.At.Add(n.between(req.Key, "book-after", time.Hour, 24*time.Hour))
+				bk.Kind, bk.At = senders.InboundBooking, in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour))
 				bk.BookingID = fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq)
 				bk.StartsAt = bk.At.Add(72 * time.Hour).Truncate(time.Hour)
 				n.queue(bk)

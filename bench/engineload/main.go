@@ -41,6 +41,7 @@ func main() {
 	skipSim := flag.Bool("skip-simulation", false, "skip the simulated month")
 	runnerOnly := flag.Bool("runner-only", false, "measure only the runner (on a database without the preview and commit runs)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase to this file")
+	workers := flag.Int("workers", 0, "the runner's workers (0: its default for the engine)")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
@@ -105,6 +106,9 @@ func main() {
 	net := sandbox.New(1, clock, sandbox.Rates{})
 	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, slog.New(slog.DiscardHandler))
 	runner.Batch = 500
+	if *workers > 0 {
+		runner.Workers = *workers
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		benchkit.Check(err)

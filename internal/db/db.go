@@ -371,16 +371,11 @@ func Conflict(err error, msg, remedy string) error {
 // runs again and again, which each connection parses once. SQLite's driver
 // has no statement cache of its own; pgx caches statements already.
 func (d *DB) ExecPrepared(ctx context.Context, query string, args ...any) error {
-	st, err := d.prepared(ctx, query)
+	st, done, err := d.stmt(ctx, query)
 	if err != nil {
 		return err
 	}
-	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		txst := tx.Tx.StmtContext(ctx, st)
-		defer txst.Close()
-		_, err = txst.ExecContext(ctx, args...)
-		return err
-	}
+	defer done()
 	_, err = st.ExecContext(ctx, args...)
 	return err
 }
@@ -401,14 +396,11 @@ func (d *DB) Exec(ctx context.Context, query string, prepared bool, args ...any)
 // placeholders, finds a row, preparing it once per connection as
 // ExecPrepared does.
 func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (bool, error) {
-	st, err := d.prepared(ctx, query)
+	st, done, err := d.stmt(ctx, query)
 	if err != nil {
 		return false, err
 	}
-	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		st = tx.Tx.StmtContext(ctx, st)
-		defer st.Close()
-	}
+	defer done()
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return false, err
@@ -418,35 +410,79 @@ func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (boo
 	return found, rows.Err()
 }
 
-func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+// pendingStmt marks a statement being prepared on a pool in the
+// background.
+type pendingStmt struct{}
+
+// stmt returns query prepared for use in the transaction ctx carries, or
+// on the pool outside one, and what to call when done with it.
+//
+// The pool's statement is prepared once and kept. In a transaction, one
+// the pool has not prepared yet is prepared on the transaction's own
+// connection for this use, and the pool's is prepared in the background:
+// preparing it on the pool there would wait for a free connection, and a
+// pool whose every connection a transaction waiting here holds would never
+// have one.
+func (d *DB) stmt(ctx context.Context, query string) (*sql.Stmt, func(), error) {
 	pool, stmts := d.DB.DB, &d.stmts
 	if ctx.Value(noFlushKey{}) != nil {
 		pool, stmts = d.noFlush.DB, &d.noFlushStmts
 	}
-	if st, ok := stmts.Load(query); ok {
-		return st.(*sql.Stmt), nil
-	}
-	text := query
-	if d.Engine == Postgres {
-		var b strings.Builder
-		n := 0
-		for _, r := range query {
-			if r == '?' {
-				n++
-				fmt.Fprintf(&b, "$%d", n)
-				continue
-			}
-			b.WriteRune(r)
+	tx, inTx := ctx.Value(txKey{}).(bun.Tx)
+	v, _ := stmts.Load(query)
+	if st, ready := v.(*sql.Stmt); ready {
+		if !inTx {
+			return st, func() {}, nil
 		}
-		text = b.String()
+		txst := tx.Tx.StmtContext(ctx, st)
+		return txst, func() { txst.Close() }, nil
+	}
+	text := d.placeholders(query)
+	if inTx {
+		if _, loaded := stmts.LoadOrStore(query, pendingStmt{}); !loaded {
+			go func() {
+				st, err := pool.PrepareContext(context.Background(), text)
+				if err != nil {
+					stmts.CompareAndDelete(query, pendingStmt{})
+					return
+				}
+				if !stmts.CompareAndSwap(query, pendingStmt{}, st) {
+					st.Close()
+				}
+			}()
+		}
+		txst, err := tx.Tx.PrepareContext(ctx, text)
+		if err != nil {
+			return nil, nil, err
+		}
+		return txst, func() { txst.Close() }, nil
 	}
 	st, err := pool.PrepareContext(ctx, text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if old, loaded := stmts.LoadOrStore(query, st); loaded {
-		st.Close()
-		return old.(*sql.Stmt), nil
+	if _, loaded := stmts.LoadOrStore(query, st); loaded {
+		// Another statement for query is kept or on its way: this one
+		// serves once.
+		return st, func() { st.Close() }, nil
 	}
-	return st, nil
+	return st, func() {}, nil
+}
+
+// placeholders turns query's ? placeholders into the engine's.
+func (d *DB) placeholders(query string) string {
+	if d.Engine != Postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/matryer/is"
@@ -222,4 +223,41 @@ func TestIsRetryable(t *testing.T) {
 	is.True(db.IsRetryable(&pgconn.PgError{Code: "40001"}))
 	is.True(!db.IsRetryable(&pgconn.PgError{Code: "23505"}))
 	is.True(!db.IsRetryable(errors.New("deadlock")))
+}
+
+// TestPrepareWithEveryConnectionInATransaction holds every connection of
+// the no-flush pool in a transaction and has each prepare a statement no
+// connection has seen: none may wait for a free connection of the pool.
+func TestPrepareWithEveryConnectionInATransaction(t *testing.T) {
+	if len(dbtest.Engines()) < 2 {
+		t.Skip(dbtest.EnvPostgres + " is not set")
+	}
+	is := is.New(t)
+	d := dbtest.Open(t, db.Postgres)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := d.ExecContext(ctx, "CREATE TABLE prepare_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
+	is.NoErr(err)
+	const conns = 10 // the no-flush pool's size
+	var inTx, wg sync.WaitGroup
+	inTx.Add(conns)
+	for i := range conns {
+		wg.Go(func() {
+			err := d.InTxNoFlush(ctx, func(ctx context.Context) error {
+				if err := d.ExecPrepared(ctx, "SELECT 1"); err != nil { // takes the connection
+					return err
+				}
+				inTx.Done()
+				inTx.Wait()
+				return d.ExecPrepared(ctx, "INSERT INTO prepare_probe (k, v) VALUES (?, ?)", fmt.Sprint(i), i)
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var n int
+	is.NoErr(d.NewRaw("SELECT count(*) FROM prepare_probe").Scan(ctx, &n))
+	is.Equal(n, conns)
 }
