@@ -298,8 +298,11 @@ func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
 		err = r.inTx(ctx, func(ctx context.Context) error {
 			c = nil
 			e, again, err := r.finish(ctx, done, res, perr)
-			if err != nil || !again || steps >= maxStepsPerRun {
+			if err != nil || !again {
 				return err
+			}
+			if steps >= maxStepsPerRun {
+				return r.svc.store.Save(ctx, e)
 			}
 			c, err = r.next(ctx, workspaceID, id, e)
 			return err
@@ -335,9 +338,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *Enrollment
 		}
 		now := r.svc.clock.Now()
 		if e.Status != Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
-			if e.LeaseUntil == nil {
-				return nil, nil
-			}
+			// Saves what an earlier step left unsaved, if anything.
 			e.LeaseUntil = nil
 			return nil, r.svc.store.Save(ctx, e)
 		}
@@ -355,7 +356,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *Enrollment
 			return c, err
 		}
 	}
-	return nil, nil
+	return nil, r.svc.store.Save(ctx, e)
 }
 
 // waitingSending marks an enrollment whose action is out with its
@@ -413,16 +414,18 @@ func (r *Runner) recovering(ctx context.Context, e *Enrollment, a *ActionRecord)
 // prepare is phase one: it checks every rule for the enrollment's step at
 // this moment. Steps that send nothing are done here; an action is
 // reserved and recorded as sending and returned for its transport.
-// again reports that the enrollment is due again at once.
+// again reports that the enrollment is due again at once; it is then left
+// unsaved, for the run of its next step to save with that step's changes
+// (or for the caller to save, if it stops there).
 func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*call, bool, error) {
 	svc := r.svc
 	save := func() (*call, bool, error) {
 		e.UpdatedAt = now
-		again := e.Status == Active && e.NextRunAt != nil && !e.NextRunAt.After(now)
-		if !again {
-			e.LeaseUntil = nil
+		if e.Status == Active && e.NextRunAt != nil && !e.NextRunAt.After(now) {
+			return nil, true, nil
 		}
-		return nil, again, svc.store.Save(ctx, e)
+		e.LeaseUntil = nil
+		return nil, false, svc.store.Save(ctx, e)
 	}
 	ws, err := r.workspace(ctx, e.WorkspaceID)
 	if err != nil {
@@ -725,7 +728,8 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 }
 
 // finish is phase two: it records the transport's answer and moves the
-// enrollment on.
+// enrollment on. An enrollment due again at once is returned unsaved, as
+// prepare leaves one.
 func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr error) (*Enrollment, bool, error) {
 	svc := r.svc
 	e, err := svc.store.ByID(ctx, c.e.WorkspaceID, c.e.ID)
@@ -752,7 +756,7 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 			return false, err
 		}
 		e.NextRunAt, e.WaitingFor, e.UpdatedAt = &now, nil, now
-		return true, svc.store.Save(ctx, e)
+		return true, nil // saved by the step's run again
 	}
 	if perr == nil {
 		a.Status, a.DoneAt = "sent", &now
@@ -839,13 +843,15 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 	return r.saveAfter(ctx, e, now)
 }
 
+// saveAfter saves e after its action's outcome, unless it is due again at
+// once: the run of its next step then saves it with that step's changes.
 func (r *Runner) saveAfter(ctx context.Context, e *Enrollment, now time.Time) (bool, error) {
 	e.UpdatedAt = now
-	again := e.Status == Active && e.NextRunAt != nil && !e.NextRunAt.After(now)
-	if !again {
-		e.LeaseUntil = nil
+	if e.Status == Active && e.NextRunAt != nil && !e.NextRunAt.After(now) {
+		return true, nil
 	}
-	return again, r.svc.store.Save(ctx, e)
+	e.LeaseUntil = nil
+	return false, r.svc.store.Save(ctx, e)
 }
 
 // postpone returns when an enrollment whose action's budget is spent should

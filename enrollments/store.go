@@ -32,7 +32,12 @@ type Filter struct {
 
 // BunStore is the enrollments' store on bun, for both engines. Every
 // method joins the transaction in ctx.
-type BunStore struct{ db *db.DB }
+type BunStore struct {
+	db *db.DB
+	// byID is ByID's statement, without and with a row lock.
+	byID     [2]string
+	byIDOnce sync.Once
+}
 
 // NewBunStore returns the store on d.
 func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
@@ -88,17 +93,33 @@ func (e *Enrollment) remember() {
 
 // ByID returns the workspace's enrollment with id. Inside a transaction on
 // Postgres the row is locked until commit.
+// The runner reads an enrollment at each step: the statement is prepared
+// once per connection.
 func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Enrollment, error) {
-	e := new(Enrollment)
-	q := b.idb(ctx).NewSelect().Model(e).Where("e.workspace_id = ? AND e.id = ?", workspaceID, id)
-	if _, inTx := b.idb(ctx).(bun.Tx); inTx && b.db.Engine == db.Postgres {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	_, lock := b.idb(ctx).(bun.Tx)
+	lock = lock && b.db.Engine == db.Postgres
+	b.byIDOnce.Do(func() {
+		q := b.db.NewSelect().Model((*Enrollment)(nil)).Where("e.workspace_id = ? AND e.id = ?", bun.Safe("?"), bun.Safe("?"))
+		b.byID[0] = q.String()
+		b.byID[1] = q.For("UPDATE").String()
+	})
+	var out []Enrollment
+	if err := b.db.SelectPrepared(ctx, &out, b.byID[btoi(lock)], workspaceID, id); err != nil {
 		return nil, err
 	}
+	if len(out) == 0 {
+		return nil, sql.ErrNoRows
+	}
+	e := &out[0]
 	e.remember()
 	return e, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // EndReplied moves enrollments to replied, as Runner.ended does one, in

@@ -3,6 +3,7 @@ package leads
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -83,7 +84,13 @@ type enrichmentRequest struct {
 }
 
 // BunStore is the Store on either engine.
-type BunStore struct{ db *db.DB }
+type BunStore struct {
+	db *db.DB
+	// byID is the statement that reads one lead, which the runner does
+	// before every step.
+	byID     string
+	byIDOnce sync.Once
+}
 
 // NewBunStore returns the Store backed by d.
 func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
@@ -111,6 +118,13 @@ func (s *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Lead, err
 
 func (s *BunStore) ByIDs(ctx context.Context, workspaceID string, ids []string) ([]Lead, error) {
 	var out []Lead
+	if len(ids) == 1 {
+		// Prepared once per connection.
+		s.byIDOnce.Do(func() {
+			s.byID = s.db.NewSelect().Model((*Lead)(nil)).Where("l.workspace_id = ?", bun.Safe("?")).Where("l.id = ?", bun.Safe("?")).String()
+		})
+		return out, s.db.SelectPrepared(ctx, &out, s.byID, workspaceID, ids[0])
+	}
 	for start := 0; start < len(ids); start += 500 {
 		var chunk []Lead
 		err := s.idb(ctx).NewSelect().Model(&chunk).

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,6 +57,23 @@ type DB struct {
 	// each transaction. noFlushStmts are ExecPrepared's statements on it.
 	noFlush      *bun.DB
 	noFlushStmts sync.Map
+
+	// preparedHook sees every statement ExecPrepared, ExistsPrepared and
+	// SelectPrepared run, with its values written in, which bun's query
+	// hooks do not: tests explain them too.
+	preparedHook atomic.Pointer[func(query string)]
+}
+
+// OnPrepared has fn see every prepared statement d runs, as a bun query
+// hook sees the others.
+func (d *DB) OnPrepared(fn func(query string)) {
+	d.preparedHook.Store(&fn)
+}
+
+func (d *DB) sawPrepared(query string, args []any) {
+	if fn := d.preparedHook.Load(); fn != nil {
+		(*fn)(d.QueryGen().FormatQuery(query, args...))
+	}
 }
 
 // noFlushKey marks a context whose transaction runs on the noFlush pool.
@@ -376,8 +394,26 @@ func (d *DB) ExecPrepared(ctx context.Context, query string, args ...any) error 
 		return err
 	}
 	defer done()
+	d.sawPrepared(query, args)
 	_, err = st.ExecContext(ctx, args...)
 	return err
+}
+
+// SelectPrepared scans the rows of query, a SELECT written with ?
+// placeholders, into dest as bun's Scan does, preparing it once per
+// connection as ExecPrepared does: for the reads a hot path repeats.
+func (d *DB) SelectPrepared(ctx context.Context, dest any, query string, args ...any) error {
+	st, done, err := d.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer done()
+	d.sawPrepared(query, args)
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	return d.ScanRows(ctx, rows, dest)
 }
 
 // Exec runs query, written with ? placeholders, with args in the
@@ -401,6 +437,7 @@ func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (boo
 		return false, err
 	}
 	defer done()
+	d.sawPrepared(query, args)
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return false, err

@@ -24,20 +24,23 @@ type Recorder struct {
 func Record(d *db.DB) *Recorder {
 	r := &Recorder{}
 	d.AddQueryHook(r)
+	d.OnPrepared(r.add)
 	return r
+}
+
+func (r *Recorder) add(query string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.on {
+		r.queries = append(r.queries, query)
+	}
 }
 
 // BeforeQuery implements bun.QueryHook.
 func (r *Recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 // AfterQuery implements bun.QueryHook.
-func (r *Recorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.on {
-		r.queries = append(r.queries, e.Query)
-	}
-}
+func (r *Recorder) AfterQuery(_ context.Context, e *bun.QueryEvent) { r.add(e.Query) }
 
 // During runs fn with the recorder on and returns the statements fn ran.
 func (r *Recorder) During(fn func()) []string {
