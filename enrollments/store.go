@@ -303,15 +303,19 @@ func (b *BunStore) Wake(ctx context.Context, column, value, reason string, now t
 }
 
 // InsertAction records an action about to be sent.
+// Prepared once per connection: the runner writes one at every action.
 func (b *BunStore) InsertAction(ctx context.Context, a *ActionRecord) error {
-	_, err := b.idb(ctx).NewInsert().Model(a).Exec(ctx)
-	return err
+	return b.db.ExecPrepared(ctx, `INSERT INTO actions (id, workspace_id, enrollment_id, sequence_id, step_id, attempt, sender_id, lead_id,
+		action, idem_key, status, with_note, day, error_code, created_at, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.WorkspaceID, a.EnrollmentID, a.SequenceID, a.StepID, a.Attempt, a.SenderID, a.LeadID,
+		a.Action, a.IdemKey, a.Status, a.WithNote, a.Day, a.ErrorCode, b.db.TimeArg(&a.CreatedAt), b.db.TimeArg(a.DoneAt))
 }
 
-// SaveAction updates a.
+// SaveAction writes a's outcome: its status, done_at and error_code, the
+// only fields that change after InsertAction.
 func (b *BunStore) SaveAction(ctx context.Context, a *ActionRecord) error {
-	_, err := b.idb(ctx).NewUpdate().Model(a).WherePK().Exec(ctx)
-	return err
+	return b.db.ExecPrepared(ctx, `UPDATE actions SET status = ?, done_at = ?, error_code = ? WHERE id = ?`,
+		a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode, a.ID)
 }
 
 // DeleteAction removes an action that was never performed.

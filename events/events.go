@@ -127,8 +127,17 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 		with = append(with, sts...)
 	}
 	idb := l.db.IDB(ctx)
-	for start := 0; start < len(evs); start += 500 {
-		chunk := evs[start:min(start+500, len(evs))]
+	rest := evs
+	if l.db.Engine == db.SQLite && len(evs) == 1 {
+		// The runner's usual write: one statement, prepared once per
+		// connection.
+		if err := l.insertOne(ctx, &evs[0]); err != nil {
+			return err
+		}
+		rest = nil
+	}
+	for start := 0; start < len(rest); start += 500 {
+		chunk := rest[start:min(start+500, len(rest))]
 		q := idb.NewInsert().Model(&chunk)
 		if start == 0 && l.db.Engine == db.Postgres {
 			for i, st := range with {
@@ -151,6 +160,25 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 		}
 	}
 	return nil
+}
+
+// insertOne writes e with a prepared statement, its values as bun writes
+// them: empty ids as NULL, data as JSON text.
+func (l *Log) insertOne(ctx context.Context, e *Event) error {
+	data, err := json.Marshal(e.Data)
+	if err != nil {
+		return err
+	}
+	null := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	return l.db.ExecPrepared(ctx, `INSERT INTO events (id, workspace_id, lead_id, sender_id, sequence_id, enrollment_id, step_id, client_id,
+		kind, member_id, key_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.WorkspaceID, null(e.LeadID), null(e.SenderID), null(e.SequenceID), null(e.EnrollmentID), null(e.StepID), null(e.ClientID),
+		e.Kind, null(e.MemberID), null(e.KeyID), string(data), l.db.TimeArg(&e.CreatedAt))
 }
 
 // ForLead returns up to limit of a lead's events, newest first.

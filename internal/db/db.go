@@ -447,6 +447,20 @@ func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (boo
 	return found, rows.Err()
 }
 
+// TimeArg is t (nil for NULL) as an argument of a prepared statement, in
+// the form bun writes times into the statements it builds: on SQLite, whose
+// driver would write a text of its own, the same text, so that stored
+// times compare and sort alike whichever way they were written.
+func (d *DB) TimeArg(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	if d.Engine == SQLite {
+		return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
+	}
+	return *t
+}
+
 // pendingStmt marks a statement being prepared on a pool in the
 // background.
 type pendingStmt struct{}
