@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,7 +34,11 @@ const (
 const (
 	DefaultBatch = 100
 	// DefaultWorkers run a batch in parallel on Postgres.
-	DefaultWorkers     = 8
+	DefaultWorkers = 8
+	// DefaultGroup enrollments share each transaction on SQLite, for up
+	// to DefaultGroupHold.
+	DefaultGroup       = 64
+	DefaultGroupHold   = 20 * time.Millisecond
 	DefaultLease       = 5 * time.Minute
 	DefaultMaxAttempts = 4
 	// OutOfOfficeDelay is how long an auto-reply delays the next step.
@@ -71,6 +76,15 @@ type Runner struct {
 	// worker the enrollments of some of the senders (Postgres only: on
 	// SQLite writes are serial anyway).
 	Workers int
+	// Group runs that many enrollments of a worker's share together, each
+	// phase of all of them in one transaction, so that they share its
+	// commit (SQLite: one writer, whose commits cost more than most of
+	// the statements; on Postgres a group would hold the hot counter rows
+	// the other workers need).
+	Group int
+	// GroupHold bounds how long one group transaction runs, so that other
+	// writers wait behind the runner for no longer.
+	GroupHold time.Duration
 
 	mu         sync.Mutex
 	deferred   map[deferKey]int
@@ -138,11 +152,12 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 	}
 	// Members' replies go through the transports the runner sends with.
 	svc.inbox.UseTransports(transports)
-	ingest, workers := 1, 1
+	ingest, workers, group := 1, 1, DefaultGroup
 	if svc.db.Engine == db.Postgres {
-		ingest, workers = 4, DefaultWorkers
+		ingest, workers, group = 4, DefaultWorkers, 1
 	}
-	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Lease: DefaultLease, deferred: map[deferKey]int{},
+	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: group,
+		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 
@@ -210,6 +225,16 @@ func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error
 	}
 	var n atomic.Int64
 	run := func(part []Enrollment) error {
+		if r.Group > 1 {
+			for start := 0; start < len(part); start += r.Group {
+				group := part[start:min(start+r.Group, len(part))]
+				if err := r.runGroup(ctx, group); err != nil {
+					return err
+				}
+				n.Add(int64(len(group)))
+			}
+			return nil
+		}
 		for _, c := range part {
 			if err := r.runOne(ctx, c.WorkspaceID, c.ID); err != nil {
 				if ctx.Err() != nil {
@@ -310,6 +335,105 @@ func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
 		if err != nil {
 			return err
 		}
+	}
+	return err
+}
+
+// runGroup runs enrollments as runOne does one, each phase of all of them
+// in one transaction: their first steps' phase one, then their actions
+// through the transports, then together the actions' phase two and the
+// next steps' phase one, and so on. When the shared transaction fails,
+// its phase is run again for each enrollment alone, so that one
+// enrollment's error holds back only that one, which keeps its lease.
+func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
+	calls := make([]*call, len(group))
+	logErr := func(i int, err error) {
+		r.logger.Error("runner: enrollment", "enrollment_id", group[i].ID, "error", err)
+	}
+	// phase runs fn for each of idx in one transaction, or in several
+	// when one would hold the write lock longer than GroupHold; fn sets
+	// calls[i].
+	phase := func(idx []int, fn func(ctx context.Context, i int) error) error {
+		for len(idx) > 0 {
+			n := 0
+			err := r.inTx(ctx, func(ctx context.Context) error {
+				n = 0
+				// Wall time, not the clock: this bounds how long API
+				// writes wait behind the runner, and decides no outcome.
+				start := time.Now()
+				for _, i := range idx {
+					if n > 0 && time.Since(start) >= r.GroupHold {
+						break
+					}
+					if err := fn(ctx, i); err != nil {
+						return err
+					}
+					n++
+				}
+				return nil
+			})
+			if err != nil {
+				break
+			}
+			idx = idx[n:]
+		}
+		if len(idx) == 0 || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, i := range idx {
+			if err := r.inTx(ctx, func(ctx context.Context) error { return fn(ctx, i) }); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				calls[i] = nil
+				logErr(i, err)
+			}
+		}
+		return nil
+	}
+	all := make([]int, len(group))
+	for i := range all {
+		all[i] = i
+	}
+	err := phase(all, func(ctx context.Context, i int) error {
+		var err error
+		calls[i], err = r.next(ctx, group[i].WorkspaceID, group[i].ID, nil)
+		return err
+	})
+	results := make([]senders.Result, len(group))
+	perrs := make([]error, len(group))
+	for steps := 1; err == nil; steps++ {
+		done := slices.Clone(calls)
+		var idx []int
+		for i, c := range done {
+			if c == nil {
+				continue
+			}
+			res, perr, err := r.perform(ctx, c)
+			if err != nil {
+				// The outcome is unknown: the enrollment keeps its lease.
+				calls[i] = nil
+				logErr(i, err)
+				continue
+			}
+			results[i], perrs[i] = res, perr
+			idx = append(idx, i)
+		}
+		if len(idx) == 0 {
+			return nil
+		}
+		err = phase(idx, func(ctx context.Context, i int) error {
+			calls[i] = nil
+			e, again, err := r.finish(ctx, done[i], results[i], perrs[i])
+			if err != nil || !again {
+				return err
+			}
+			if steps >= maxStepsPerRun {
+				return r.svc.store.Save(ctx, e)
+			}
+			calls[i], err = r.next(ctx, group[i].WorkspaceID, group[i].ID, e)
+			return err
+		})
 	}
 	return err
 }

@@ -512,3 +512,56 @@ func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
 		e.noViolations()
 	})
 }
+
+// TestGroupIsolatesAnEnrollmentsError runs enrollments in groups that
+// share their transactions: one enrollment whose outcome cannot be
+// recorded rolls its group's transaction back, the others are recorded
+// alone at once, and it keeps its lease until a later run asks the
+// transport about its key. Nothing is performed twice.
+func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		e.runner.Group, e.runner.Workers = 8, 1
+		e.activate("Spread")
+		var ids []string
+		for i := range 20 {
+			ids = append(ids, e.lead(fmt.Sprintf("Lead %03d", i), nil))
+		}
+		e.enrol("Spread", ids...)
+		e.clock.Set(monday.Add(2 * time.Hour))
+		// A sender-level error with a signal the runner does not know: its
+		// outcome cannot be recorded.
+		e.net.FailNext(e.ids["anna"], &senders.TransportError{Kind: senders.SenderLevel, Code: "odd", Signal: "odd", Message: "An odd answer."})
+		_, err := e.runner.Tick(context.Background())
+		is.NoErr(err)
+		finished, held := 0, 0
+		for _, id := range ids {
+			switch en := e.enrollment(id); en.Status {
+			case enrollments.Finished:
+				finished++
+			case enrollments.Active:
+				held++
+				is.Equal(deref(en.WaitingFor), "sending")
+			}
+		}
+		is.Equal(finished, 19)
+		is.Equal(held, 1)
+
+		// After its lease a run asks the transport, which never performed
+		// the failed call, and sends it then.
+		e.runUntil(monday.Add(3 * time.Hour))
+		keys := map[string]int{}
+		for _, p := range e.net.Performed() {
+			keys[p.Key]++
+		}
+		is.Equal(len(keys), 20)
+		for _, n := range keys {
+			is.Equal(n, 1) // each key once
+		}
+		for _, id := range ids {
+			is.Equal(e.enrollment(id).Status, enrollments.Finished)
+		}
+		e.noViolations()
+	})
+}
