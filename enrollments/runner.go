@@ -404,19 +404,33 @@ func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
 	perrs := make([]error, len(group))
 	for steps := 1; err == nil; steps++ {
 		done := slices.Clone(calls)
+		// The group's calls go out DefaultWorkers at a time, as many as
+		// the Postgres workers make, so that the last of them leaves soon
+		// after its checks too.
+		failed := make([]error, len(group))
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, DefaultWorkers)
+		for i, c := range done {
+			if c != nil {
+				slots <- struct{}{}
+				wg.Go(func() {
+					defer func() { <-slots }()
+					results[i], perrs[i], failed[i] = r.perform(ctx, c)
+				})
+			}
+		}
+		wg.Wait()
 		var idx []int
 		for i, c := range done {
 			if c == nil {
 				continue
 			}
-			res, perr, err := r.perform(ctx, c)
-			if err != nil {
+			if failed[i] != nil {
 				// The outcome is unknown: the enrollment keeps its lease.
 				calls[i] = nil
-				logErr(i, err)
+				logErr(i, failed[i])
 				continue
 			}
-			results[i], perrs[i] = res, perr
 			idx = append(idx, i)
 		}
 		if len(idx) == 0 {

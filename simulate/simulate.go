@@ -132,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if len(spec.Blacklist.Companies) > 0 {
 			blacklisted = spec.Blacklist.Companies[0]
 		}
-		byClient, err := generate(ctx, ls, p, cat.Clients, cfg.Leads, blacklisted, rng, w.Name)
+		byClient, err := generate(ctx, cfg.DB, ls, p, cat.Clients, cfg.Leads, blacklisted, rng, w.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -329,16 +329,31 @@ func Until(ctx context.Context, r *enrollments.Runner, clock *apikit.FakeClock, 
 
 // generate creates n synthetic leads spread over the clients, through the
 // leads service, and returns their ids by client name. One in a hundred
-// works for the blacklisted company.
-func generate(ctx context.Context, ls *leads.Service, p apikit.Principal, clients []workspace.Named, n int, blacklisted string,
+// works for the blacklisted company. The leads are new to the database and
+// made by one writer: 256 share a transaction and its commit.
+func generate(ctx context.Context, d *db.DB, ls *leads.Service, p apikit.Principal, clients []workspace.Named, n int, blacklisted string,
 	rng *rand.Rand, wsName string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for start := 0; start < n; start += 256 {
+		err := d.InTx(ctx, func(ctx context.Context) error {
+			return generateSome(ctx, ls, p, clients, start, min(start+256, n), blacklisted, rng, wsName, out)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// generateSome creates leads from to to of generate's n into out.
+func generateSome(ctx context.Context, ls *leads.Service, p apikit.Principal, clients []workspace.Named, from, to int, blacklisted string,
+	rng *rand.Rand, wsName string, out map[string][]string) error {
 	first := []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga", "Paul"}
 	last := []string{"Schmidt", "Dubois", "Okafor", "Novak", "Rossi", "Kowalski", "Haddad", "Larsen", "Moreau", "Tanaka", "Weber", "Silva"}
 	companies := []string{"Northwind", "Contoso", "Fabrikam", "Tailspin", "Wingtip", "Litware", "Proseware", "Adatum", "Lucerne", "Trey Research"}
 	titles := []string{"CTO", "VP Engineering", "CFO", "Head of Sales", "Founder & CEO", "Head of Growth"}
-	out := map[string][]string{}
 	str := func(s string) *string { return &s }
-	for i := range n {
+	for i := from; i < to; i++ {
 		f, l, c := first[rng.IntN(len(first))], last[rng.IntN(len(last))], companies[rng.IntN(len(companies))]
 		if blacklisted != "" && i%100 == 50 {
 			c = blacklisted
@@ -355,11 +370,11 @@ func generate(ctx context.Context, ls *leads.Service, p apikit.Principal, client
 		}
 		res, err := ls.Upsert(ctx, p, in)
 		if err != nil {
-			return nil, fmt.Errorf("lead %d: %w", i, err)
+			return fmt.Errorf("lead %d: %w", i, err)
 		}
 		out[client] = append(out[client], res.Lead.ID)
 	}
-	return out, nil
+	return nil
 }
 
 // report prints actions per day and per sender, outcomes and the audit.
