@@ -76,11 +76,12 @@ type Runner struct {
 	// worker the enrollments of some of the senders (Postgres only: on
 	// SQLite writes are serial anyway).
 	Workers int
-	// Group runs that many enrollments of a worker's share together, each
-	// phase of all of them in one transaction, so that they share its
-	// commit (SQLite: one writer, whose commits cost more than most of
-	// the statements; on Postgres a group would hold the hot counter rows
-	// the other workers need).
+	// Group runs that many enrollments together on SQLite, each phase of
+	// all of them in one transaction, so that they share its commit: one
+	// writer, whose commits cost more than most of the statements. Postgres
+	// ignores it: there a group would hold the hot counter rows the other
+	// workers need, and lock them in the order of its events, which
+	// deadlocks with theirs.
 	Group int
 	// GroupHold bounds how long one group transaction runs, so that other
 	// writers wait behind the runner for no longer.
@@ -225,7 +226,7 @@ func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error
 	}
 	var n atomic.Int64
 	run := func(part []Enrollment) error {
-		if r.Group > 1 {
+		if r.Group > 1 && r.svc.db.Engine == db.SQLite {
 			for start := 0; start < len(part); start += r.Group {
 				group := part[start:min(start+r.Group, len(part))]
 				if err := r.runGroup(ctx, group); err != nil {

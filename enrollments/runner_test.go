@@ -514,10 +514,11 @@ func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
 }
 
 // TestGroupIsolatesAnEnrollmentsError runs enrollments in groups that
-// share their transactions: one enrollment whose outcome cannot be
-// recorded rolls its group's transaction back, the others are recorded
-// alone at once, and it keeps its lease until a later run asks the
-// transport about its key. Nothing is performed twice.
+// share their transactions (SQLite; Postgres runs each alone): one
+// enrollment whose outcome cannot be recorded rolls its group's
+// transaction back, the others are recorded alone at once, and it keeps
+// its lease until a later run asks the transport about its key. Nothing is
+// performed twice.
 func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)

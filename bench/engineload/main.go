@@ -42,7 +42,7 @@ func main() {
 	runnerOnly := flag.Bool("runner-only", false, "measure only the runner (on a database without the preview and commit runs)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase to this file")
 	workers := flag.Int("workers", 0, "the runner's workers (0: its default for the engine)")
-	group := flag.Int("group", 0, "enrollments per runner transaction (0: the default for the engine)")
+	group := flag.Int("group", 0, "enrollments per runner transaction on SQLite (0: the default)")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
