@@ -2,6 +2,7 @@ package enrollments_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -184,6 +185,21 @@ func (e *engine) enrol(seq string, ids ...string) *enrollments.CommitResult {
 		e.t.Fatal(err)
 	}
 	return res
+}
+
+// due activates seq, enrols n new leads in it and sets the clock to a
+// moment in the senders' schedules, when every enrollment is due; it
+// returns the leads' ids.
+func (e *engine) due(seq string, n int) []string {
+	e.t.Helper()
+	e.activate(seq)
+	var ids []string
+	for i := range n {
+		ids = append(ids, e.lead(fmt.Sprintf("Lead %03d", i), nil))
+	}
+	e.enrol(seq, ids...)
+	e.clock.Set(monday.Add(2 * time.Hour))
+	return ids
 }
 
 // runUntil runs the runner on simulated time until the clock reaches end,

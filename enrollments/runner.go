@@ -224,28 +224,18 @@ func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error
 		}
 		parts[w] = append(parts[w], c)
 	}
+	size := 1
+	if r.Group > 1 && r.svc.db.Engine == db.SQLite {
+		size = r.Group
+	}
 	var n atomic.Int64
 	run := func(part []Enrollment) error {
-		if r.Group > 1 && r.svc.db.Engine == db.SQLite {
-			for start := 0; start < len(part); start += r.Group {
-				group := part[start:min(start+r.Group, len(part))]
-				if err := r.runGroup(ctx, group); err != nil {
-					return err
-				}
-				n.Add(int64(len(group)))
+		for start := 0; start < len(part); start += size {
+			group := part[start:min(start+size, len(part))]
+			if err := r.runGroup(ctx, group); err != nil {
+				return err
 			}
-			return nil
-		}
-		for _, c := range part {
-			if err := r.runOne(ctx, c.WorkspaceID, c.ID); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				// The enrollment keeps its lease and is looked at again
-				// when the lease ends; the others go on.
-				r.logger.Error("runner: enrollment", "enrollment_id", c.ID, "error", err)
-			}
-			n.Add(1)
+			n.Add(int64(len(group)))
 		}
 		return nil
 	}
@@ -301,51 +291,18 @@ func (r *Runner) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return t, ok, nil
 }
 
-// runOne runs one claimed enrollment through as many steps as are due.
-func (r *Runner) runOne(ctx context.Context, workspaceID, id string) error {
-	// A run's transactions commit without waiting for the disk on Postgres:
-	// one lost in a crash is redone the same way, under the same
-	// idempotency key, which a transport performs at most once and answers
-	// from its record (the Transport contract).
-	var c *call
-	err := r.inTx(ctx, func(ctx context.Context) error {
-		var err error
-		c, err = r.next(ctx, workspaceID, id, nil)
-		return err
-	})
-	for steps := 1; c != nil && err == nil; steps++ {
-		res, perr, err := r.perform(ctx, c)
-		if err != nil {
-			return err
-		}
-		// Phase two of this action and phase one of the next step share a
-		// transaction.
-		done := c
-		err = r.inTx(ctx, func(ctx context.Context) error {
-			c = nil
-			e, again, err := r.finish(ctx, done, res, perr)
-			if err != nil || !again {
-				return err
-			}
-			if steps >= maxStepsPerRun {
-				return r.svc.store.Save(ctx, e)
-			}
-			c, err = r.next(ctx, workspaceID, id, e)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return err
-}
-
-// runGroup runs enrollments as runOne does one, each phase of all of them
-// in one transaction: their first steps' phase one, then their actions
-// through the transports, then together the actions' phase two and the
-// next steps' phase one, and so on. When the shared transaction fails,
-// its phase is run again for each enrollment alone, so that one
-// enrollment's error holds back only that one, which keeps its lease.
+// runGroup runs claimed enrollments (often just one) through as many
+// steps as are due, each phase of all of them in one transaction: their
+// first steps' phase one, then their actions through the transports, then
+// together the actions' phase two and the next steps' phase one, and so
+// on. When a shared transaction fails, its phase is run again for each
+// enrollment alone, so that one enrollment's error holds back only that
+// one, which keeps its lease and is looked at again when the lease ends.
+//
+// A run's transactions commit without waiting for the disk on Postgres:
+// one lost in a crash is redone the same way, under the same idempotency
+// key, which a transport performs at most once and answers from its record
+// (the Transport contract).
 func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
 	calls := make([]*call, len(group))
 	logErr := func(i int, err error) {
@@ -355,6 +312,7 @@ func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
 	// when one would hold the write lock longer than GroupHold; fn sets
 	// calls[i].
 	phase := func(idx []int, fn func(ctx context.Context, i int) error) error {
+		var lastErr error
 		for len(idx) > 0 {
 			n := 0
 			err := r.inTx(ctx, func(ctx context.Context) error {
@@ -374,12 +332,19 @@ func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
 				return nil
 			})
 			if err != nil {
+				lastErr = err
 				break
 			}
 			idx = idx[n:]
 		}
 		if len(idx) == 0 || ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if len(group) == 1 {
+			// Alone already: it keeps its lease.
+			calls[idx[0]] = nil
+			logErr(idx[0], lastErr)
+			return nil
 		}
 		for _, i := range idx {
 			if err := r.inTx(ctx, func(ctx context.Context) error { return fn(ctx, i) }); err != nil {

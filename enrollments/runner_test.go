@@ -257,13 +257,7 @@ func TestTwoRunnersOnePostgres(t *testing.T) {
 	is := is.New(t)
 	d := dbtest.Open(t, db.Postgres)
 	e := newEngine(t, d, "")
-	e.activate("Spread")
-	var ids []string
-	for i := range 60 {
-		ids = append(ids, e.lead(fmt.Sprintf("Lead %03d", i), nil))
-	}
-	e.enrol("Spread", ids...)
-	e.clock.Set(monday.Add(2 * time.Hour))
+	e.due("Spread", 60)
 	other := e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
 	// Each runner also runs its batches on four workers.
 	e.runner.Batch, other.Batch = 5, 5
@@ -524,13 +518,7 @@ func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
 		e.runner.Group, e.runner.Workers = 8, 1
-		e.activate("Spread")
-		var ids []string
-		for i := range 20 {
-			ids = append(ids, e.lead(fmt.Sprintf("Lead %03d", i), nil))
-		}
-		e.enrol("Spread", ids...)
-		e.clock.Set(monday.Add(2 * time.Hour))
+		ids := e.due("Spread", 20)
 		// A sender-level error with a signal the runner does not know: its
 		// outcome cannot be recorded.
 		e.net.FailNext(e.ids["anna"], &senders.TransportError{Kind: senders.SenderLevel, Code: "odd", Signal: "odd", Message: "An odd answer."})

@@ -103,8 +103,7 @@ func TestPreparedStatements(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		_, err := d.ExecContext(ctx, "CREATE TABLE prepared_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
-		is.NoErr(err)
+		probeTable(t, d, "prepared_probe")
 		const upsert = "INSERT INTO prepared_probe (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = prepared_probe.v + excluded.v"
 		const exists = "SELECT 1 FROM prepared_probe WHERE k = ? AND v >= ?"
 		is.NoErr(d.ExecPrepared(ctx, upsert, "a", 1))
@@ -133,8 +132,7 @@ func TestNoFlush(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		_, err := d.ExecContext(ctx, "CREATE TABLE noflush_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
-		is.NoErr(err)
+		probeTable(t, d, "noflush_probe")
 		const upsert = "INSERT INTO noflush_probe (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = noflush_probe.v + excluded.v"
 		syncCommit := func(ctx context.Context) (v string) {
 			is.NoErr(d.IDB(ctx).NewRaw("SHOW synchronous_commit").Scan(ctx, &v))
@@ -158,7 +156,7 @@ func TestNoFlush(t *testing.T) {
 				return d.ExecPrepared(ctx, upsert, "a", 2)
 			})
 		}))
-		_, err = d.NoFlush(ctx).NewRaw(upsert, "a", 4).Exec(ctx)
+		_, err := d.NoFlush(ctx).NewRaw(upsert, "a", 4).Exec(ctx)
 		is.NoErr(err)
 		var v int
 		is.NoErr(d.NewSelect().Table("noflush_probe").Column("v").Where("k = 'a'").Scan(ctx, &v))
@@ -176,8 +174,7 @@ func TestBeforeCommit(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		_, err := d.ExecContext(ctx, "CREATE TABLE commit_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
-		is.NoErr(err)
+		probeTable(t, d, "commit_probe")
 		count := func() (n int) {
 			is.NoErr(d.NewRaw("SELECT coalesce(sum(v), 0) FROM commit_probe").Scan(ctx, &n))
 			return n
@@ -187,7 +184,7 @@ func TestBeforeCommit(t *testing.T) {
 		for _, inTx := range []func(context.Context, func(context.Context) error) error{d.InTx, d.InTxNoFlush} {
 			var order []string
 			runs := 0
-			err = inTx(ctx, func(ctx context.Context) error {
+			err := inTx(ctx, func(ctx context.Context) error {
 				for range 3 {
 					is.True(db.BeforeCommit(ctx, "probe", func(ctx context.Context) error {
 						runs++
@@ -207,7 +204,7 @@ func TestBeforeCommit(t *testing.T) {
 
 		// A hook's error rolls back the body's writes too.
 		boom := apikit.Invalid("boom", "")
-		err = d.InTx(ctx, func(ctx context.Context) error {
+		err := d.InTx(ctx, func(ctx context.Context) error {
 			_, err := d.IDB(ctx).ExecContext(ctx, "INSERT INTO commit_probe (k, v) VALUES (?, 5)", apikit.NewID())
 			db.BeforeCommit(ctx, "fails", func(context.Context) error { return boom })
 			return err
@@ -236,8 +233,7 @@ func TestPrepareWithEveryConnectionInATransaction(t *testing.T) {
 	d := dbtest.Open(t, db.Postgres)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err := d.ExecContext(ctx, "CREATE TABLE prepare_probe (k TEXT PRIMARY KEY, v BIGINT NOT NULL)")
-	is.NoErr(err)
+	probeTable(t, d, "prepare_probe")
 	const conns = 10 // the no-flush pool's size
 	var inTx, wg sync.WaitGroup
 	inTx.Add(conns)
@@ -260,4 +256,12 @@ func TestPrepareWithEveryConnectionInATransaction(t *testing.T) {
 	var n int
 	is.NoErr(d.NewRaw("SELECT count(*) FROM prepare_probe").Scan(ctx, &n))
 	is.Equal(n, conns)
+}
+
+// probeTable creates a table of keys and counts for a test.
+func probeTable(t *testing.T, d *db.DB, name string) {
+	t.Helper()
+	if _, err := d.ExecContext(context.Background(), "CREATE TABLE "+name+" (k TEXT PRIMARY KEY, v BIGINT NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
 }
