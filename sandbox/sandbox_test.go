@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +134,31 @@ func TestOutcomesAreDeterministic(t *testing.T) {
 	for _, x := range b {
 		is.True(seen[x.LeadID+x.Kind].Equal(x.At))
 	}
+}
+
+// TestOutcomesFollowThePerson: outcomes are drawn per person, not per
+// idempotency key, whose ids differ in every run: the same people under
+// other keys get the same replies at the same times.
+func TestOutcomesFollowThePerson(t *testing.T) {
+	is := is.New(t)
+	run := func(prefix string) []senders.Inbound {
+		clock := apikit.NewFakeClock(monday)
+		n := sandbox.New(42, clock, sandbox.DefaultRates)
+		s := sender()
+		s.Caps = senders.Caps{"message": 150}
+		for i := range 200 {
+			_, err := n.Perform(context.Background(), senders.Request{Key: fmt.Sprintf("%s-%d", prefix, i), Sender: &s, Action: senders.Message,
+				Lead: senders.Recipient{LeadID: fmt.Sprintf("%s-lead-%d", prefix, i), Name: fmt.Sprintf("Person %d", i), PublicIdentifier: fmt.Sprintf("person-%d", i)}})
+			is.NoErr(err)
+		}
+		in, err := n.Inbound(context.Background(), monday.Add(10*24*time.Hour))
+		is.NoErr(err)
+		for i := range in {
+			in[i].LeadID = strings.TrimPrefix(in[i].LeadID, prefix)
+		}
+		return in
+	}
+	a, b := run("first"), run("second")
+	is.True(len(a) > 10)
+	is.Equal(a, b)
 }
