@@ -64,7 +64,23 @@ func (r *Runner) Checks(ctx context.Context) error {
 			return fmt.Errorf("sequence %s: %w", qs[i].ID, err)
 		}
 	}
+	// Only workspaces with queued enrichment requests need their senders'
+	// budgets and plans.
+	queued := map[string]bool{}
 	for i := range all {
+		ws := all[i].WorkspaceID
+		has, seen := queued[ws]
+		if !seen {
+			jobs, err := r.svc.leads.QueuedEnrichment(ctx, ws, 1)
+			if err != nil {
+				return err
+			}
+			has = len(jobs) > 0
+			queued[ws] = has
+		}
+		if !has {
+			continue
+		}
 		if err := r.enrich(ctx, &all[i], now); err != nil {
 			return fmt.Errorf("enrichment by sender %s: %w", all[i].ID, err)
 		}

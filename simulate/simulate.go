@@ -65,6 +65,19 @@ type Result struct {
 	Intents   map[string]int
 	OpenTasks int
 	Meetings  int
+	// Phases is the wall time each part of the simulation took.
+	Phases Phases
+}
+
+// Phases is the wall time of a simulation's parts: generating the leads,
+// enrolling them, and running the simulated days.
+type Phases struct {
+	Leads, Enroll, Run time.Duration
+}
+
+func (p Phases) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	return fmt.Sprintf("leads %s, enrolment %s, runner %s", r(p.Leads), r(p.Enroll), r(p.Run))
 }
 
 // Run runs the simulation.
@@ -111,6 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		leadID string
 	}
 	var dncs []dncAt
+	var phases Phases
 	for _, spec := range cfg.Setup.Workspaces {
 		w, err := ws.ByName(ctx, spec.Name)
 		if err != nil {
@@ -132,10 +146,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if len(spec.Blacklist.Companies) > 0 {
 			blacklisted = spec.Blacklist.Companies[0]
 		}
+		began := time.Now()
 		byClient, err := generate(ctx, cfg.DB, ls, p, cat.Clients, cfg.Leads, blacklisted, rng, w.Name)
 		if err != nil {
 			return nil, err
 		}
+		phases.Leads += time.Since(began)
+		began = time.Now()
 		fmt.Fprintf(cfg.Out, "workspace %s: %d leads generated\n", w.Name, cfg.Leads)
 		// Leads go to the sequences of their client, in turn.
 		perSeq := map[string][]string{}
@@ -188,10 +205,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			fmt.Fprintf(cfg.Out, "workspace %s: sequence %s: %d enrolled, excluded %v\n", w.Name, qspec.Name, enrolled, excluded)
 		}
+		phases.Enroll += time.Since(began)
 	}
 	sort.Slice(dncs, func(i, j int) bool { return dncs[i].at.Before(dncs[j].at) })
 
 	res := &Result{Start: start, End: end}
+	began := time.Now()
+	defer func() { res.Phases = phases }()
 	res.Runs, err = Until(ctx, runner, clock, end, func(now time.Time) (time.Time, error) {
 		for len(dncs) > 0 && !dncs[0].at.After(now) {
 			dn := dncs[0]
@@ -209,6 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	phases.Run = time.Since(began)
 	clock.Set(end)
 	res.Performed = net.Performed()
 	res.Violations = net.Violations()

@@ -40,12 +40,17 @@ func main() {
 	simLeads := flag.Int("sim-leads", 20_000, "leads of the simulated month")
 	skipSim := flag.Bool("skip-simulation", false, "skip the simulated month")
 	runnerOnly := flag.Bool("runner-only", false, "measure only the runner (on a database without the preview and commit runs)")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase to this file")
+	simOnly := flag.Bool("simulation-only", false, "measure only the simulated month")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase (with --simulation-only: of the simulation) to this file")
 	workers := flag.Int("workers", 0, "the runner's workers (0: its default for the engine)")
 	group := flag.Int("group", 0, "enrollments per runner transaction on SQLite (0: the default)")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
+	if *simOnly {
+		printRows(d.Engine, [][3]string{simulated(ctx, d, *simLeads, *cpuprofile)})
+		return
+	}
 
 	// A Monday in March, 10:00 UTC: inside the default schedule.
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
@@ -154,16 +159,28 @@ func main() {
 	add(fmt.Sprintf("why-not-sending on a sequence with %d enrollments", *big), "< 100 ms", median(whys)+" (p95 "+p95(whys)+")")
 
 	if !*skipSim {
-		f, err := setup.Decode(strings.NewReader(benchSetup("simulated", 50)))
-		benchkit.Check(err)
-		t0 := time.Now()
-		res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: *simLeads, Start: "2026-04-06", Rates: sandbox.DefaultRates})
-		benchkit.Check(err)
-		add(fmt.Sprintf("simulate 30 days, 50 senders, %d leads", *simLeads), "< 2 min, 0 violations",
-			fmt.Sprintf("%s, %d violations (%d actions, %d runner steps)", time.Since(t0).Round(time.Second), len(res.Violations), res.Actions, res.Runs))
+		rows = append(rows, simulated(ctx, d, *simLeads, ""))
 	}
 
 	printRows(d.Engine, rows)
+}
+
+// simulated runs the simulated month of 50 senders, under the CPU profiler
+// when cpuprofile names a file, and returns its row.
+func simulated(ctx context.Context, d *db.DB, leads int, cpuprofile string) [3]string {
+	f, err := setup.Decode(strings.NewReader(benchSetup("simulated", 50)))
+	benchkit.Check(err)
+	if cpuprofile != "" {
+		pf, err := os.Create(cpuprofile)
+		benchkit.Check(err)
+		benchkit.Check(pprof.StartCPUProfile(pf))
+		defer pprof.StopCPUProfile()
+	}
+	t0 := time.Now()
+	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: leads, Start: "2026-04-06", Rates: sandbox.DefaultRates})
+	benchkit.Check(err)
+	return [3]string{fmt.Sprintf("simulate 30 days, 50 senders, %d leads", leads), "< 2 min, 0 violations",
+		fmt.Sprintf("%s, %d violations (%d actions, %d runner steps; %s)", time.Since(t0).Round(time.Second), len(res.Violations), res.Actions, res.Runs, res.Phases)}
 }
 
 // printRows prints the measures as a table of docs/PERFORMANCE.md.
