@@ -151,7 +151,9 @@ func (b *BunStore) InSequence(ctx context.Context, sequenceID string, leadIDs []
 	out := map[string]bool{}
 	err := chunks(leadIDs, func(part []string) error {
 		var ids []string
-		err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("lead_id").
+		// By the leads: each has few enrollments, a sequence may have
+		// hundreds of thousands.
+		err := b.idb(ctx).NewSelect().TableExpr(b.db.IndexedBy("enrollments AS e", "enrollments_lead")).Column("e.lead_id").
 			Where("e.lead_id IN (?) AND e.sequence_id = ?", bun.In(part), sequenceID).Scan(ctx, &ids)
 		for _, id := range ids {
 			out[id] = true

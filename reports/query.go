@@ -12,7 +12,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/apikit"
-	"github.com/leadline/leadline/internal/db"
 )
 
 // MaxDays is the longest period a report covers.
@@ -273,9 +272,9 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string) (*ag
 	from := "report_daily"
 	switch {
 	case grain == grainSubject && sc.sequence != "":
-		from = svc.indexed("report_daily", "report_daily_sequence")
+		from = svc.db.IndexedBy("report_daily", "report_daily_sequence")
 	case grain == grainSubject && sc.senders != nil && len(sc.senders) <= 50:
-		from = svc.indexed("report_daily", "report_daily_sender")
+		from = svc.db.IndexedBy("report_daily", "report_daily_sender")
 	}
 	q := sc.subjects(idb.NewSelect().TableExpr(from).ColumnExpr(col+" AS g").Column("day", "metric").
 		Where("workspace_id = ? AND grain = ? AND day >= ? AND day <= ?", sc.ws, grain, sc.from, sc.to))
@@ -334,9 +333,9 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string) (*ag
 	threads := "report_threads"
 	switch {
 	case sc.sequence != "":
-		threads = svc.indexed("report_threads", "report_threads_sequence")
+		threads = svc.db.IndexedBy("report_threads", "report_threads_sequence")
 	case sc.senders != nil && len(sc.senders) <= 50:
-		threads = svc.indexed("report_threads", "report_threads_sender")
+		threads = svc.db.IndexedBy("report_threads", "report_threads_sender")
 	}
 	q = sc.filter(idb.NewSelect().TableExpr(threads).ColumnExpr(col+" AS g").Column("day", "time_to_reply")).
 		Where("time_to_reply IS NOT NULL")
@@ -479,17 +478,6 @@ func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares m
 	return nil
 }
 
-// indexed names table read through index: SQLite's planner,
-// without statistics, prefers the primary key's day range to a sequence's
-// or a sender's own rows, so the query says which; Postgres plans by its
-// statistics.
-func (svc *Service) indexed(table, index string) string {
-	if svc.db.Engine == db.SQLite {
-		return table + " INDEXED BY " + index
-	}
-	return table
-}
-
 // senderTotals are the actions per day of the senders whose share the
 // scope holds or whose idle days it would own: all their actions, for
 // every client. A few senders are read through the sender index of the
@@ -524,7 +512,7 @@ func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, s
 	}
 	q := svc.db.IDB(ctx).NewSelect().Column("day").ColumnExpr("SUM(value) AS value")
 	if len(want) <= 50 {
-		q = q.TableExpr(svc.indexed("report_daily", "report_daily_sender")).Column("sender_id").ColumnExpr("'' AS metric").
+		q = q.TableExpr(svc.db.IndexedBy("report_daily", "report_daily_sender")).Column("sender_id").ColumnExpr("'' AS metric").
 			Where("workspace_id = ? AND grain = ? AND sender_id IN (?) AND day >= ? AND day <= ? AND metric LIKE 'sends.%'",
 				sc.ws, grainSubject, bun.In(slices.Sorted(maps.Keys(want))), sc.from, sc.to).
 			GroupExpr("day, sender_id")

@@ -461,7 +461,7 @@ func (svc *Service) steps(ctx context.Context, sc *scope, id string) ([]StepNumb
 		Metric string `bun:"metric"`
 		Value  int64  `bun:"value"`
 	}
-	if err := svc.db.IDB(ctx).NewSelect().TableExpr(svc.indexed("report_daily", "report_daily_sequence")).Column("metric").ColumnExpr("SUM(value) AS value").
+	if err := svc.db.IDB(ctx).NewSelect().TableExpr(svc.db.IndexedBy("report_daily", "report_daily_sequence")).Column("metric").ColumnExpr("SUM(value) AS value").
 		Where("workspace_id = ? AND grain = ? AND sequence_id = ? AND day >= ? AND day <= ? AND metric LIKE 'step:%'", sc.ws, grainSubject, id, sc.from, sc.to).
 		GroupExpr("metric").Scan(ctx, &rows); err != nil {
 		return nil, err

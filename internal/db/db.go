@@ -447,6 +447,17 @@ func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (boo
 	return found, rows.Err()
 }
 
+// IndexedBy names table (with its alias, if any: "enrollments AS e") read
+// through index. SQLite's planner has no statistics and can prefer an
+// index that walks far more rows (a whole sequence's enrollments, say, for
+// a few leads), so the query says which; Postgres plans by its statistics.
+func (d *DB) IndexedBy(table, index string) string {
+	if d.Engine == SQLite {
+		return table + " INDEXED BY " + index
+	}
+	return table
+}
+
 // TimeArg is t (nil for NULL) as an argument of a prepared statement, in
 // the form bun writes times into the statements it builds: on SQLite, whose
 // driver would write a text of its own, the same text, so that stored
