@@ -9,6 +9,7 @@ package simulate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/uptrace/bun"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -350,31 +352,70 @@ func Until(ctx context.Context, r *enrollments.Runner, clock *apikit.FakeClock, 
 
 // generate creates n synthetic leads spread over the clients, through the
 // leads service, and returns their ids by client name. One in a hundred
-// works for the blacklisted company. The leads are new to the database and
-// made by one writer: 256 share a transaction and its commit.
+// works for the blacklisted company. The leads are drawn from rng in order
+// first, so that a seed gives the same leads however they are written.
+// Then they are created 256 to a transaction: by one writer on SQLite,
+// which has one anyway; on Postgres by one writer per client (up to
+// generateWriters), so that no two writers share a client's lead count
+// row, which the leads' triggers keep.
 func generate(ctx context.Context, d *db.DB, ls *leads.Service, p apikit.Principal, clients []workspace.Named, n int, blacklisted string,
 	rng *rand.Rand, wsName string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for start := 0; start < n; start += 256 {
-		err := d.InTx(ctx, func(ctx context.Context) error {
-			return generateSome(ctx, ls, p, clients, start, min(start+256, n), blacklisted, rng, wsName, out)
-		})
-		if err != nil {
-			return nil, err
+	ins, names := draw(clients, n, blacklisted, rng, wsName)
+	writers := 1
+	if d.Engine == db.Postgres {
+		writers = max(1, min(generateWriters, len(clients)))
+	}
+	// Writer w creates the leads of the clients i with i % writers == w.
+	parts := make([][]int, writers)
+	for i := range ins {
+		w := 0
+		if len(clients) > 0 {
+			w = (i % len(clients)) % writers
 		}
+		parts[w] = append(parts[w], i)
+	}
+	ids := make([]string, n)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for w, part := range parts {
+		wg.Go(func() {
+			for start := 0; start < len(part) && errs[w] == nil; start += 256 {
+				errs[w] = d.InTx(ctx, func(ctx context.Context) error {
+					for _, i := range part[start:min(start+256, len(part))] {
+						res, err := ls.Upsert(ctx, p, ins[i])
+						if err != nil {
+							return fmt.Errorf("lead %d: %w", i, err)
+						}
+						ids[i] = res.Lead.ID
+					}
+					return nil
+				})
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for i, id := range ids {
+		out[names[i]] = append(out[names[i]], id)
 	}
 	return out, nil
 }
 
-// generateSome creates leads from to to of generate's n into out.
-func generateSome(ctx context.Context, ls *leads.Service, p apikit.Principal, clients []workspace.Named, from, to int, blacklisted string,
-	rng *rand.Rand, wsName string, out map[string][]string) error {
+// generateWriters bounds the writers that create the leads on Postgres.
+const generateWriters = 4
+
+// draw draws n synthetic leads and the name of each one's client.
+func draw(clients []workspace.Named, n int, blacklisted string, rng *rand.Rand, wsName string) ([]leads.LeadInput, []string) {
 	first := []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga", "Paul"}
 	last := []string{"Schmidt", "Dubois", "Okafor", "Novak", "Rossi", "Kowalski", "Haddad", "Larsen", "Moreau", "Tanaka", "Weber", "Silva"}
 	companies := []string{"Northwind", "Contoso", "Fabrikam", "Tailspin", "Wingtip", "Litware", "Proseware", "Adatum", "Lucerne", "Trey Research"}
 	titles := []string{"CTO", "VP Engineering", "CFO", "Head of Sales", "Founder & CEO", "Head of Growth"}
 	str := func(s string) *string { return &s }
-	for i := from; i < to; i++ {
+	ins, names := make([]leads.LeadInput, n), make([]string, n)
+	for i := range n {
 		f, l, c := first[rng.IntN(len(first))], last[rng.IntN(len(last))], companies[rng.IntN(len(companies))]
 		if blacklisted != "" && i%100 == 50 {
 			c = blacklisted
@@ -384,18 +425,13 @@ func generateSome(ctx context.Context, ls *leads.Service, p apikit.Principal, cl
 			Headline: str(titles[rng.IntN(len(titles))] + " at " + c), Source: str("simulation"),
 			EmailWork: str(strings.ToLower(f+"."+l) + fmt.Sprintf(".%d@", i) + strings.ToLower(strings.ReplaceAll(c, " ", "")) + ".test"),
 			Custom:    map[string]any{"topic": []string{"platform teams", "hiring", "cloud costs"}[rng.IntN(3)]}}
-		client := ""
 		if len(clients) > 0 {
 			cl := clients[i%len(clients)]
-			in.ClientID, client = &cl.ID, cl.Name
+			in.ClientID, names[i] = &cl.ID, cl.Name
 		}
-		res, err := ls.Upsert(ctx, p, in)
-		if err != nil {
-			return fmt.Errorf("lead %d: %w", i, err)
-		}
-		out[client] = append(out[client], res.Lead.ID)
+		ins[i] = in
 	}
-	return nil
+	return ins, names
 }
 
 // report prints actions per day and per sender, outcomes and the audit.
