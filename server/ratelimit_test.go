@@ -42,6 +42,34 @@ func TestRateLimitHeadersAndReset(t *testing.T) {
 	})
 }
 
+// TestRefusedReadsCountNothing: a read refused before it runs (a key of
+// too low a role, an unstorable query, an invalid key) costs the key no
+// budget.
+func TestRefusedReadsCountNothing(t *testing.T) {
+	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		for range 3 {
+			assertEnvelope(t, e.call("GET", "/v1/webhooks/event-kinds", "viewer", nil), 403, apikit.EForbidden)
+			assertEnvelope(t, e.call("GET", "/v1/leads?q=%00", "viewer", nil), 422, apikit.EPayloadInvalid)
+		}
+		for i := 1; i <= 5; i++ {
+			r := e.call("GET", "/v1/me", "viewer", nil)
+			is.Equal(r.Status, 200)
+			is.Equal(r.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(5-i))
+		}
+		r := e.call("GET", "/v1/me", "viewer", nil)
+		assertEnvelope(t, r, 429, apikit.ERateLimited)
+		is.Equal(r.Header.Get("X-RateLimit-Limit"), "5")
+		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "0")
+		assertEnvelope(t, e.call("GET", "/v1/webhooks/event-kinds", "viewer", nil), 403, apikit.EForbidden) // the role first
+		// The manager's own budget is whole: the viewer's refusals and
+		// calls were not counted against it.
+		r = e.call("GET", "/v1/webhooks/event-kinds", "manager", nil)
+		is.Equal(r.Status, 200)
+		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "4")
+	})
+}
+
 func TestRateLimitExactUnderConcurrency(t *testing.T) {
 	eachEnv(t, RateLimits{Read: 25, Write: 10, Spend: 5}, func(t *testing.T, e *env) {
 		is := is.New(t)
