@@ -60,13 +60,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.IntVar(l.v, "rate-"+l.name, *l.v, l.name+" calls per key per hour")
 	}
 	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps and the webhook worker (false: API only, with `leadline work` elsewhere)")
-	tick := fs.Duration("tick", 5*time.Second, "how often the runner looks for due work")
+	opts := runnerFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (a local receiver during development; never in production)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if limits.Read < 1 || limits.Write < 1 || limits.Spend < 1 {
 		return usageError{"serve: rate limits must be positive numbers"}
+	}
+	if err := opts.check(); err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	d, err := openDB(ctx, *dsn)
@@ -89,7 +92,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		go func() {
 			defer close(runnerDone)
 			go srv.WebhookWorker(nil).Run(runCtx, webhookTick)
-			srv.Runner(ts).Run(runCtx, *tick)
+			opts.apply(srv.Runner(ts)).Run(runCtx, *opts.tick)
 		}()
 	} else {
 		close(runnerDone)

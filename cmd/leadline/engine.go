@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/reports"
@@ -40,12 +42,51 @@ func webhookGuard(allowPrivate bool) webhooks.Guard {
 	return webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}}
 }
 
+// runnerOpts are the runner's flags.
+type runnerOpts struct {
+	command        string
+	tick           *time.Duration
+	workers, group *int
+}
+
+// runnerFlags adds the runner's flags to fs.
+func runnerFlags(fs *flag.FlagSet) runnerOpts {
+	return runnerOpts{
+		command: fs.Name(),
+		tick:    fs.Duration("tick", 5*time.Second, "how often the runner looks for due work"),
+		workers: fs.Int("workers", 0, fmt.Sprintf("enrollments of a claimed batch the runner works on at once, Postgres only (0: %d)", enrollments.DefaultWorkers)),
+		group:   fs.Int("group", 0, fmt.Sprintf("enrollments that share each of the runner's transactions, SQLite only (0: %d)", enrollments.DefaultGroup)),
+	}
+}
+
+// check refuses values the runner cannot take.
+func (o runnerOpts) check() error {
+	if *o.tick <= 0 || *o.workers < 0 || *o.group < 0 {
+		return usageError{o.command + ": --tick must be positive, and --workers and --group 0 (the default) or more"}
+	}
+	return nil
+}
+
+// apply sets the flags on r.
+func (o runnerOpts) apply(r *enrollments.Runner) *enrollments.Runner {
+	if *o.workers > 0 {
+		r.Workers = *o.workers
+	}
+	if *o.group > 0 {
+		r.Group = *o.group
+	}
+	return r
+}
+
 // cmdWork runs the runner alone, for worker replicas apart from the API.
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("work")
-	tick := fs.Duration("tick", 5*time.Second, "how often the runner looks for due work")
+	opts := runnerFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (development only)")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := opts.check(); err != nil {
 		return err
 	}
 	d, err := openExisting(ctx, *dsn)
@@ -57,7 +98,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	srv := server.New(server.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate)})
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
 	go srv.WebhookWorker(nil).Run(ctx, webhookTick)
-	srv.Runner(transports(time.Now().UnixNano())).Run(ctx, *tick)
+	opts.apply(srv.Runner(transports(time.Now().UnixNano()))).Run(ctx, *opts.tick)
 	return nil
 }
 

@@ -22,7 +22,8 @@ const usage = `leadline — sales outreach API server
 
 Usage:
   leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…] [--runner=true] [--tick 5s]
-                   [--rate-read 600] [--rate-write 300] [--rate-spend 60] [--webhooks-allow-private]
+                   [--workers 8] [--group 64] [--rate-read 600] [--rate-write 300] [--rate-spend 60]
+                   [--webhooks-allow-private]
   leadline migrate [--db …]
   leadline apply   [--db …] -f setup.yaml
   leadline keys create [--db …] --workspace NAME --member EMAIL --role manager|member|client_viewer
@@ -30,7 +31,7 @@ Usage:
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
-  leadline work    [--db …] [--tick 5s] [--webhooks-allow-private]
+  leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]

@@ -154,6 +154,13 @@ func TestHelpVersionAndMistypedDatabases(t *testing.T) {
 	out, err := runCmd("serve", "--help")
 	is.NoErr(err)
 	is.True(strings.Contains(out, "-rate-read") && strings.Contains(out, "-addr"))
+	for _, cmd := range []string{"serve", "work"} {
+		out, err := runCmd(cmd, "--help")
+		is.NoErr(err)
+		is.True(strings.Contains(out, "-workers") && strings.Contains(out, "-group") && strings.Contains(out, "-tick"))
+		_, err = runCmd(cmd, "--db", filepath.Join(t.TempDir(), "w.db"), "--workers", "-1")
+		is.True(err != nil && strings.Contains(describe(err), "--workers and --group 0 (the default) or more"))
+	}
 
 	out, err = runCmd("version")
 	is.NoErr(err)
