@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -60,8 +61,9 @@ type Log struct {
 type Statement struct {
 	SQL  string
 	Args []any
-	// Prepared asks that SQLite prepare the statement once per connection:
-	// for a text the hot path writes again and again.
+	// Prepared marks a text the hot path writes again and again: SQLite
+	// prepares it once per connection, and on Postgres it rides in the
+	// WITH of a single event's prepared insert.
 	Prepared bool
 }
 
@@ -128,10 +130,14 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 	}
 	idb := l.db.IDB(ctx)
 	rest := evs
-	if l.db.Engine == db.SQLite && len(evs) == 1 {
+	if len(evs) == 1 && (l.db.Engine == db.SQLite || allPrepared(with)) {
 		// The runner's usual write: one statement, prepared once per
-		// connection.
-		if err := l.insertOne(ctx, &evs[0]); err != nil {
+		// connection; on Postgres with the counters in its WITH.
+		var carried []Statement
+		if l.db.Engine == db.Postgres {
+			carried, with = with, nil
+		}
+		if err := l.insertOne(ctx, &evs[0], carried); err != nil {
 			return err
 		}
 		rest = nil
@@ -162,9 +168,22 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 	return nil
 }
 
+// allPrepared reports whether every statement asks to be prepared: the
+// small ones of a hot path, whose texts repeat.
+func allPrepared(sts []Statement) bool {
+	for _, st := range sts {
+		if !st.Prepared {
+			return false
+		}
+	}
+	return true
+}
+
 // insertOne writes e with a prepared statement, its values as bun writes
-// them: empty ids as NULL, data as JSON text.
-func (l *Log) insertOne(ctx context.Context, e *Event) error {
+// them: empty ids as NULL, data as JSON text. The statements of with ride
+// in its WITH (Postgres), so that a text of one shape is prepared once per
+// connection and sent with its values alone.
+func (l *Log) insertOne(ctx context.Context, e *Event, with []Statement) error {
 	data, err := json.Marshal(e.Data)
 	if err != nil {
 		return err
@@ -175,10 +194,21 @@ func (l *Log) insertOne(ctx context.Context, e *Event) error {
 		}
 		return s
 	}
-	return l.db.ExecPrepared(ctx, `INSERT INTO events (id, workspace_id, lead_id, sender_id, sequence_id, enrollment_id, step_id, client_id,
-		kind, member_id, key_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, e.WorkspaceID, null(e.LeadID), null(e.SenderID), null(e.SequenceID), null(e.EnrollmentID), null(e.StepID), null(e.ClientID),
-		e.Kind, null(e.MemberID), null(e.KeyID), string(data), l.db.TimeArg(&e.CreatedAt))
+	var sb strings.Builder
+	var args []any
+	for i, st := range with {
+		sb.WriteString(map[bool]string{true: "WITH ", false: ", "}[i == 0])
+		fmt.Fprintf(&sb, "with_%d AS (%s)", i, st.SQL)
+		args = append(args, st.Args...)
+	}
+	if len(with) > 0 {
+		sb.WriteString(" ")
+	}
+	sb.WriteString(`INSERT INTO events (id, workspace_id, lead_id, sender_id, sequence_id, enrollment_id, step_id, client_id,
+		kind, member_id, key_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	args = append(args, e.ID, e.WorkspaceID, null(e.LeadID), null(e.SenderID), null(e.SequenceID), null(e.EnrollmentID), null(e.StepID),
+		null(e.ClientID), e.Kind, null(e.MemberID), null(e.KeyID), string(data), l.db.TimeArg(&e.CreatedAt))
+	return l.db.ExecPrepared(ctx, sb.String(), args...)
 }
 
 // ForLead returns up to limit of a lead's events, newest first.
