@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
 )
 
 // Status is an enrollment's state. active and paused are live; finished,
@@ -78,39 +80,45 @@ type Enrollment struct {
 	loaded *Enrollment `bun:"-" json:"-"`
 }
 
-// changed returns the columns of e that differ from the row as loaded;
-// nil when it was not loaded (save every column).
-func (e *Enrollment) changed() []string {
+// changes returns the columns of e that differ from the row as loaded,
+// each with its value as an argument of a prepared statement on d; none
+// when it was not loaded (save every column).
+func (e *Enrollment) changes(d *db.DB) (cols []string, args []any) {
 	o := e.loaded
 	if o == nil {
-		return nil
+		return nil, nil
 	}
-	var cols []string
-	add := func(col string, diff bool) {
+	add := func(col string, diff bool, v any) {
 		if diff {
-			cols = append(cols, col)
+			cols, args = append(cols, col), append(args, v)
 		}
 	}
-	add("sender_id", !eqPtr(o.SenderID, e.SenderID))
-	add("email_sender_id", !eqPtr(o.EmailSenderID, e.EmailSenderID))
-	add("status", o.Status != e.Status)
-	add("step_id", o.StepID != e.StepID)
-	add("step_started_at", !o.StepStartedAt.Equal(e.StepStartedAt))
-	add("attempt", o.Attempt != e.Attempt)
-	add("next_run_at", !eqTime(o.NextRunAt, e.NextRunAt))
-	add("held", o.Held != e.Held)
-	add("waiting_for", !eqPtr(o.WaitingFor, e.WaitingFor))
-	add("waiting_until", !eqTime(o.WaitingUntil, e.WaitingUntil))
-	add("waiting_sender_id", !eqPtr(o.WaitingSenderID, e.WaitingSenderID))
-	add("waiting_action", !eqPtr(o.WaitingAction, e.WaitingAction))
-	add("last_error_code", !eqPtr(o.LastErrorCode, e.LastErrorCode))
-	add("last_error", !eqPtr(o.LastError, e.LastError))
-	add("failed_at", !eqTime(o.FailedAt, e.FailedAt))
-	add("ended_at", !eqTime(o.EndedAt, e.EndedAt))
-	add("contacted_at", !eqTime(o.ContactedAt, e.ContactedAt))
-	add("lease_until", !eqTime(o.LeaseUntil, e.LeaseUntil))
-	add("updated_at", !o.UpdatedAt.Equal(e.UpdatedAt))
-	return cols
+	str := func(p *string) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	add("sender_id", !eqPtr(o.SenderID, e.SenderID), str(e.SenderID))
+	add("email_sender_id", !eqPtr(o.EmailSenderID, e.EmailSenderID), str(e.EmailSenderID))
+	add("status", o.Status != e.Status, string(e.Status))
+	add("step_id", o.StepID != e.StepID, e.StepID)
+	add("step_started_at", !o.StepStartedAt.Equal(e.StepStartedAt), d.TimeArg(&e.StepStartedAt))
+	add("attempt", o.Attempt != e.Attempt, e.Attempt)
+	add("next_run_at", !eqTime(o.NextRunAt, e.NextRunAt), d.TimeArg(e.NextRunAt))
+	add("held", o.Held != e.Held, e.Held)
+	add("waiting_for", !eqPtr(o.WaitingFor, e.WaitingFor), str(e.WaitingFor))
+	add("waiting_until", !eqTime(o.WaitingUntil, e.WaitingUntil), d.TimeArg(e.WaitingUntil))
+	add("waiting_sender_id", !eqPtr(o.WaitingSenderID, e.WaitingSenderID), str(e.WaitingSenderID))
+	add("waiting_action", !eqPtr(o.WaitingAction, e.WaitingAction), str(e.WaitingAction))
+	add("last_error_code", !eqPtr(o.LastErrorCode, e.LastErrorCode), str(e.LastErrorCode))
+	add("last_error", !eqPtr(o.LastError, e.LastError), str(e.LastError))
+	add("failed_at", !eqTime(o.FailedAt, e.FailedAt), d.TimeArg(e.FailedAt))
+	add("ended_at", !eqTime(o.EndedAt, e.EndedAt), d.TimeArg(e.EndedAt))
+	add("contacted_at", !eqTime(o.ContactedAt, e.ContactedAt), d.TimeArg(e.ContactedAt))
+	add("lease_until", !eqTime(o.LeaseUntil, e.LeaseUntil), d.TimeArg(e.LeaseUntil))
+	add("updated_at", !o.UpdatedAt.Equal(e.UpdatedAt), d.TimeArg(&e.UpdatedAt))
+	return cols, args
 }
 
 func eqPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -67,17 +67,32 @@ func (b *BunStore) Insert(ctx context.Context, es []Enrollment) error {
 }
 
 // Save updates e: the columns that changed since it was loaded, or every
-// column of one that was not loaded.
+// column of one that was not loaded. The changed columns are written by a
+// statement prepared once per connection for each set of columns: the
+// runner saves at every step, and its steps change a few sets again and
+// again.
 func (b *BunStore) Save(ctx context.Context, e *Enrollment) error {
-	q := b.idb(ctx).NewUpdate().Model(e).WherePK()
-	if e.loaded != nil {
-		cols := e.changed()
-		if len(cols) == 0 {
-			return nil
+	if e.loaded == nil {
+		if _, err := b.idb(ctx).NewUpdate().Model(e).WherePK().Exec(ctx); err != nil {
+			return err
 		}
-		q = q.Column(cols...)
+		e.remember()
+		return nil
 	}
-	if _, err := q.Exec(ctx); err != nil {
+	cols, args := e.changes(b.db)
+	if len(cols) == 0 {
+		return nil
+	}
+	var sb strings.Builder
+	sb.WriteString("UPDATE enrollments SET ")
+	for i, c := range cols {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(c + " = ?")
+	}
+	sb.WriteString(" WHERE id = ?")
+	if err := b.db.ExecPrepared(ctx, sb.String(), append(args, e.ID)...); err != nil {
 		return err
 	}
 	e.remember()
