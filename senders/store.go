@@ -2,8 +2,6 @@ package senders
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -132,20 +130,17 @@ func (b *BunStore) Usage(ctx context.Context, senderID, fromDay, toDay string) (
 // Take adds one to the counter (sender, day, key) when it is below limit,
 // in one statement, and reports whether it did. Inside a transaction the
 // counter's row stays locked until commit, so two runners cannot both take
-// the last unit.
+// the last unit. The runner takes at every action: the statement is
+// prepared once per connection.
 func (b *BunStore) Take(ctx context.Context, senderID, day, key string, limit int) (bool, error) {
 	if limit <= 0 {
 		return false, nil
 	}
-	var used int
-	err := b.db.IDB(ctx).QueryRowContext(ctx,
-		`INSERT INTO sender_usage (sender_id, day, action, used) VALUES (?, ?, ?, 1)
+	var used []int
+	err := b.db.SelectPrepared(ctx, &used, `INSERT INTO sender_usage (sender_id, day, action, used) VALUES (?, ?, ?, 1)
 		 ON CONFLICT (sender_id, day, action) DO UPDATE SET used = sender_usage.used + 1
-		 WHERE sender_usage.used < ? RETURNING used`, senderID, day, key, limit).Scan(&used)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+		 WHERE sender_usage.used < ? RETURNING used`, senderID, day, key, limit)
+	return err == nil && len(used) > 0, err
 }
 
 // GiveBack returns one unit of (sender, day, key): the action it was taken
