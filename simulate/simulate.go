@@ -213,7 +213,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	res := &Result{Start: start, End: end}
 	began := time.Now()
-	defer func() { res.Phases = phases }()
 	res.Runs, err = Until(ctx, runner, clock, end, func(now time.Time) (time.Time, error) {
 		for len(dncs) > 0 && !dncs[0].at.After(now) {
 			dn := dncs[0]
@@ -232,6 +231,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	phases.Run = time.Since(began)
+	res.Phases = phases
 	clock.Set(end)
 	res.Performed = net.Performed()
 	res.Violations = net.Violations()
