@@ -55,6 +55,35 @@ func TestRunnerSendsASequence(t *testing.T) {
 	})
 }
 
+// TestCommitOutsideWorkingHours: leads enrolled while the first step's
+// sender is outside its schedule wait for its window from the start, as
+// the runner's first look would make them, instead of each running once
+// to learn it; inside the window they are due at once.
+func TestCommitOutsideWorkingHours(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		e.activate("Plain")
+		early := e.lead("Early Bird", nil)
+		e.enrol("Plain", early) // 08:00 in Berlin; anna works from 09:00
+		en := e.enrollment(early)
+		opens := monday.Add(time.Hour)
+		is.Equal(*en.WaitingFor, "outside_schedule")
+		is.True(en.NextRunAt.Equal(opens))
+		is.True(en.WaitingUntil.Equal(opens))
+		is.Equal(*en.WaitingSenderID, e.ids["anna"])
+		is.Equal(*en.WaitingAction, "profile_view")
+		is.Equal(e.runUntil(opens.Add(-time.Minute)), 0) // nothing runs before the window
+		e.runUntil(opens.Add(time.Hour))
+		is.Equal(e.enrollment(early).Status, enrollments.Finished) // viewed when the window opened
+
+		late := e.lead("In Hours", nil)
+		e.enrol("Plain", late) // 10:00 in Berlin
+		en = e.enrollment(late)
+		is.True(en.WaitingFor == nil && en.NextRunAt.Equal(e.clock.Now()))
+	})
+}
+
 func TestCapsAndScheduleOverDays(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)

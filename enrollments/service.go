@@ -610,11 +610,22 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 		out = &CommitResult{EnrollmentIDs: []string{}, Excluded: pl.excluded, Warnings: pl.warnings}
 		es := make([]Enrollment, 0, len(pl.eligible))
 		evs := make([]events.Event, 0, len(pl.eligible))
+		closed, closedChannel := closedSenders(pl.senders, q, now)
 		for i, l := range pl.eligible {
 			a := pl.assignments[i]
 			e := Enrollment{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, SequenceID: q.ID, LeadID: l.ID, ClientID: q.ClientID,
 				SenderID: nilIfEmpty(a.SenderID), EmailSenderID: a.EmailSenderID, Status: Active, StepID: q.First(), StepStartedAt: now,
 				NextRunAt: &now, Held: q.Status != sequences.Active, CreatedAt: now, UpdatedAt: now}
+			// The first step's sender, as the runner picks it. A lead the
+			// runner would stop on its first look (one who replied) is left
+			// for that look.
+			id := a.SenderID
+			if a.EmailSenderID != nil && closedChannel == senders.Email {
+				id = *a.EmailSenderID
+			}
+			if w, ok := closed[id]; ok && !l.Replied && !l.DoNotContact {
+				e.waitForSchedule(w)
+			}
 			es = append(es, e)
 			out.EnrollmentIDs = append(out.EnrollmentIDs, e.ID)
 			evs = append(evs, events.Event{WorkspaceID: p.WorkspaceID, LeadID: l.ID, SequenceID: q.ID, EnrollmentID: e.ID,
@@ -632,6 +643,52 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 		return svc.log.EmitMany(ctx, evs)
 	})
 	return out, err
+}
+
+// scheduleWait is the wait of a new enrollment whose first step is an
+// action of a sender outside its working hours.
+type scheduleWait struct {
+	senderID string
+	action   senders.Action
+	until    time.Time
+}
+
+// closedSenders returns, when the sequence's first step is an action, its
+// channel and the wait of each of the sequence's senders of that channel
+// that is active, not
+// restricted or disconnected, and outside its schedule at now: a new
+// enrollment of such a sender would run only to learn that, as the runner
+// finds on its first look, so it waits from the start.
+func closedSenders(ss []senders.Sender, q *sequences.Sequence, now time.Time) (map[string]scheduleWait, senders.Channel) {
+	step, ok := q.StepByID(q.First())
+	if !ok {
+		return nil, ""
+	}
+	action, isAction := step.Action()
+	if !isAction {
+		return nil, ""
+	}
+	out := map[string]scheduleWait{}
+	for _, s := range ss {
+		if s.Channel != action.Channel() || s.Status != senders.Active || s.Health == senders.Restricted || s.Health == senders.Disconnected {
+			continue
+		}
+		loc := s.Location()
+		if s.Schedule.Open(now, loc) {
+			continue
+		}
+		if next, ok := s.Schedule.NextOpen(now, loc); ok {
+			out[s.ID] = scheduleWait{senderID: s.ID, action: action, until: next}
+		}
+	}
+	return out, action.Channel()
+}
+
+// waitForSchedule parks a new enrollment until its sender's window opens,
+// as the runner's first look would.
+func (e *Enrollment) waitForSchedule(w scheduleWait) {
+	reason, action, until := "outside_schedule", string(w.action), w.until
+	e.NextRunAt, e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = &until, &reason, &until, &w.senderID, &action
 }
 
 func nilIfEmpty(s string) *string {
