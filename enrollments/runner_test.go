@@ -58,7 +58,8 @@ func TestRunnerSendsASequence(t *testing.T) {
 // TestCommitOutsideWorkingHours: leads enrolled while the first step's
 // sender is outside its schedule wait for its window from the start, as
 // the runner's first look would make them, instead of each running once
-// to learn it; inside the window they are due at once.
+// to learn it, also in a sequence that is activated later; inside the
+// window they are due at once.
 func TestCommitOutsideWorkingHours(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
@@ -73,9 +74,15 @@ func TestCommitOutsideWorkingHours(t *testing.T) {
 		is.True(en.WaitingUntil.Equal(opens))
 		is.Equal(*en.WaitingSenderID, e.ids["anna"])
 		is.Equal(*en.WaitingAction, "profile_view")
+		held := e.lead("Held Back", nil)
+		e.enrol("Spread", held) // a draft: held, and it waits for the window too
+		en = e.enrollment(held)
+		is.True(en.Held && *en.WaitingFor == "outside_schedule" && en.NextRunAt.Equal(opens))
+		e.activate("Spread")
 		is.Equal(e.runUntil(opens.Add(-time.Minute)), 0) // nothing runs before the window
 		e.runUntil(opens.Add(time.Hour))
 		is.Equal(e.enrollment(early).Status, enrollments.Finished) // viewed when the window opened
+		is.Equal(e.enrollment(held).Status, enrollments.Finished)  // activated before the window: viewed in it
 
 		late := e.lead("In Hours", nil)
 		e.enrol("Plain", late) // 10:00 in Berlin

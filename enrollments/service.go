@@ -653,12 +653,14 @@ type scheduleWait struct {
 	until    time.Time
 }
 
-// closedSenders returns, when the sequence's first step is an action, its
-// channel and the wait of each of the sequence's senders of that channel
-// that is active, not
-// restricted or disconnected, and outside its schedule at now: a new
-// enrollment of such a sender would run only to learn that, as the runner
-// finds on its first look, so it waits from the start.
+// closedSenders returns, when the sequence's first step is an action, that
+// action's channel and the wait of each of the sequence's senders of that
+// channel that is active, neither restricted nor disconnected, and outside
+// its schedule at now: a new enrollment of such a sender would run only to
+// learn that, as the runner finds on its first look, so it waits from the
+// start. So does one held by a sequence not yet active, as the enrollments
+// of a paused sequence keep their waits: activated before the window, it
+// runs when the window opens.
 func closedSenders(ss []senders.Sender, q *sequences.Sequence, now time.Time) (map[string]scheduleWait, senders.Channel) {
 	step, ok := q.StepByID(q.First())
 	if !ok {
