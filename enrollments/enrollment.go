@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/senders"
 )
 
 // Status is an enrollment's state. active and paused are live; finished,
@@ -78,6 +79,19 @@ type Enrollment struct {
 	// loaded is the row as read, so that a save writes only the columns
 	// that changed: every index on a column left out is left alone.
 	loaded *Enrollment `bun:"-" json:"-"`
+}
+
+// wait parks the enrollment for reason until until (nil: until something
+// wakes it).
+func (e *Enrollment) wait(reason string, until *time.Time) {
+	e.WaitingFor, e.NextRunAt, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = &reason, until, until, nil, nil
+}
+
+// waitOn parks the enrollment on a limit of a sender for an action.
+func (e *Enrollment) waitOn(senderID string, a senders.Action, reason string, until *time.Time) {
+	e.wait(reason, until)
+	action := string(a)
+	e.WaitingSenderID, e.WaitingAction = &senderID, &action
 }
 
 // changes returns the columns of e that differ from the row as loaded,

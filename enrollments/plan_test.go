@@ -95,7 +95,7 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 			t.Fatalf("only %d queries recorded", len(queries))
 		}
 		// senders is left out: the hourly checks read every sender by design.
-		tables := []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences", "tasks", "threads", "messages", "report_threads"}
+		tables := []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences", "tasks", "threads", "messages", "report_threads", "enrichment_requests"}
 		if d.Engine == db.Postgres {
 			// The reports' counters ride in the events' INSERT there; SQLite
 			// runs them as a prepared statement, which the recorder does

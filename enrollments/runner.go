@@ -537,7 +537,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 	}
 	if ws.Suspended {
 		// Suspension is lifted through setup; look again in an hour.
-		r.wait(e, "workspace_suspended", ptr(now.Add(time.Hour)))
+		e.wait("workspace_suspended", ptr(now.Add(time.Hour)))
 		return save()
 	}
 	q, err := r.sequence(ctx, e.WorkspaceID, e.SequenceID)
@@ -561,7 +561,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 		if s, err := r.senderFor(ctx, e, a.Channel()); err == nil {
 			if b := r.blockedFor(deferKey{sender: s.ID, action: a}); b != nil && b.Until.After(now) {
 				until := r.postpone(s, a, b.Until)
-				r.waitOn(e, s, a, b.Code, &until)
+				e.waitOn(s.ID, a, b.Code, &until)
 				return save()
 			}
 		}
@@ -584,7 +584,7 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 		s, _ := r.senderFor(ctx, e, senders.LinkedIn)
 		due := waitUntil(e.StepStartedAt, step, s)
 		if due.After(now) {
-			r.wait(e, "wait_step", &due)
+			e.wait("wait_step", &due)
 			return save()
 		}
 		err = r.advance(ctx, e, q, step, q.After(step), now)
@@ -720,7 +720,7 @@ func (r *Runner) condition(ctx context.Context, e *Enrollment, step sequences.St
 	}
 	deadline := e.StepStartedAt.AddDate(0, 0, step.WithinDays)
 	if now.Before(deadline) {
-		r.wait(e, "awaiting_acceptance", &deadline)
+		e.wait("awaiting_acceptance", &deadline)
 		return "", nil
 	}
 	return step.Else, nil
@@ -746,18 +746,18 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 	loc := s.Location()
 	switch {
 	case s.Status == senders.Paused:
-		r.waitOn(e, s, action, "sender_paused", nil)
+		e.waitOn(s.ID, action, "sender_paused", nil)
 		return save()
 	case s.Health == senders.Disconnected:
-		r.waitOn(e, s, action, "sender_disconnected", nil)
+		e.waitOn(s.ID, action, "sender_disconnected", nil)
 		return save()
 	case s.Health == senders.Restricted:
-		r.waitOn(e, s, action, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
+		e.waitOn(s.ID, action, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
 		return save()
 	}
 	if !s.Schedule.Open(now, loc) {
 		next, _ := s.Schedule.NextOpen(now, loc)
-		r.waitOn(e, s, action, "outside_schedule", &next)
+		e.waitOn(s.ID, action, "outside_schedule", &next)
 		return save()
 	}
 	rec := lead.Recipient()
@@ -780,7 +780,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 		r.tick.blocked[deferKey{sender: s.ID, action: action}] = blocked
 		r.tickMu.Unlock()
 		until := r.postpone(s, action, blocked.Until)
-		r.waitOn(e, s, action, blocked.Code, &until)
+		e.waitOn(s.ID, action, blocked.Code, &until)
 		return save()
 	}
 	withNote := false
@@ -798,7 +798,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *Enrollment, q *sequences.
 			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
 				return nil, false, err
 			}
-			r.waitOn(e, s, action, "note_quota", ptr(senders.NextMonth(now, loc)))
+			e.waitOn(s.ID, action, "note_quota", ptr(senders.NextMonth(now, loc)))
 			return save()
 		}
 	}
@@ -922,7 +922,7 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 				return false, err
 			}
 		} else {
-			r.wait(e, "retrying", ptr(now.Add(r.Backoff(e.Attempt))))
+			e.wait("retrying", ptr(now.Add(r.Backoff(e.Attempt))))
 		}
 	case senders.SenderLevel:
 		e.Attempt++
@@ -935,9 +935,9 @@ func (r *Runner) record(ctx context.Context, e *Enrollment, c *call, res senders
 		r.tickMu.Lock()
 		r.tick.senders[s.ID] = &s
 		r.tickMu.Unlock()
-		r.waitOn(e, &s, action, "sender_"+string(s.Health), ptr(senders.NextMidnight(now, s.Location())))
+		e.waitOn(s.ID, action, "sender_"+string(s.Health), ptr(senders.NextMidnight(now, s.Location())))
 		if s.Health == senders.Disconnected {
-			r.waitOn(e, &s, action, "sender_disconnected", nil)
+			e.waitOn(s.ID, action, "sender_disconnected", nil)
 		}
 	default:
 		if err := r.fail(ctx, e, te.Code, te.Message, now); err != nil {
@@ -985,19 +985,6 @@ func (r *Runner) postpone(s *senders.Sender, a senders.Action, from time.Time) t
 		}
 	}
 	return t
-}
-
-// wait parks the enrollment for reason until until (nil: until something
-// wakes it).
-func (r *Runner) wait(e *Enrollment, reason string, until *time.Time) {
-	e.WaitingFor, e.NextRunAt, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = &reason, until, until, nil, nil
-}
-
-// waitOn parks the enrollment on a limit of sender s for action a.
-func (r *Runner) waitOn(e *Enrollment, s *senders.Sender, a senders.Action, reason string, until *time.Time) {
-	r.wait(e, reason, until)
-	action := string(a)
-	e.WaitingSenderID, e.WaitingAction = &s.ID, &action
 }
 
 // advance moves the enrollment from step to next, or finishes it.

@@ -624,7 +624,7 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 				id = *a.EmailSenderID
 			}
 			if w, ok := closed[id]; ok && !l.Replied && !l.DoNotContact {
-				e.waitForSchedule(w)
+				e.waitOn(w.senderID, w.action, "outside_schedule", &w.until)
 			}
 			es = append(es, e)
 			out.EnrollmentIDs = append(out.EnrollmentIDs, e.ID)
@@ -684,13 +684,6 @@ func closedSenders(ss []senders.Sender, q *sequences.Sequence, now time.Time) (m
 		}
 	}
 	return out, action.Channel()
-}
-
-// waitForSchedule parks a new enrollment until its sender's window opens,
-// as the runner's first look would.
-func (e *Enrollment) waitForSchedule(w scheduleWait) {
-	reason, action, until := "outside_schedule", string(w.action), w.until
-	e.NextRunAt, e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = &until, &reason, &until, &w.senderID, &action
 }
 
 func nilIfEmpty(s string) *string {

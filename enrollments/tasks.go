@@ -44,9 +44,9 @@ func (r *Runner) task(ctx context.Context, e *Enrollment, q *sequences.Sequence,
 		return r.advance(ctx, e, q, step, q.After(step), now)
 	case now.Before(t.DueAt):
 		due := t.DueAt
-		r.wait(e, waitTaskDue, &due)
+		e.wait(waitTaskDue, &due)
 	default:
-		r.wait(e, waitTasksPending, nil)
+		e.wait(waitTasksPending, nil)
 	}
 	return nil
 }
