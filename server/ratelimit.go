@@ -113,9 +113,11 @@ func (l *limiter) takeInDB(ctx context.Context, keyID string, c apikit.RateClass
 	classes := classesOf(c)
 	take := func(ctx context.Context, class apikit.RateClass) (int, bool, error) {
 		var got []int
-		err := l.db.NoFlush(ctx).NewRaw(`INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
+		// Prepared, on the no-flush pool outside a spend call's transaction:
+		// every request runs it.
+		err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &got, `INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
 			ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = rate_windows.count + 1
-			WHERE rate_windows.count < ? RETURNING count`, keyID, string(class), start, l.limits.of(class)).Scan(ctx, &got)
+			WHERE rate_windows.count < ? RETURNING count`, keyID, string(class), l.db.TimeArg(&start), l.limits.of(class))
 		if err != nil && !db.IsNoRows(err) {
 			return 0, false, err
 		}

@@ -233,8 +233,9 @@ type credentialRow struct {
 // Credential returns the key with hash and what it acts as, or
 // sql.ErrNoRows.
 func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, error) {
+	// Prepared: every authenticated request runs it.
 	var rows []credentialRow
-	err := s.idb(ctx).NewRaw(`SELECT k.id AS key_id, k.name AS key_name, k.role AS key_role, k.expires_at, k.revoked_at, k.last_used_at,
+	err := s.db.SelectPrepared(ctx, &rows, `SELECT k.id AS key_id, k.name AS key_name, k.role AS key_role, k.expires_at, k.revoked_at, k.last_used_at,
 			m.id AS member_id, m.email AS member_email, m.role AS member_role, m.active AS member_active,
 			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id
 		FROM api_keys AS k
@@ -242,7 +243,7 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 		JOIN workspaces AS w ON w.id = k.workspace_id
 		LEFT JOIN api_key_clients AS kc ON kc.key_id = k.id
 		WHERE k.hash = ?
-		ORDER BY kc.client_id`, hash).Scan(ctx, &rows)
+		ORDER BY kc.client_id`, hash)
 	if err != nil {
 		return nil, err
 	}

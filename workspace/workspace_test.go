@@ -121,6 +121,27 @@ func TestKeyRules(t *testing.T) {
 	})
 }
 
+// TestAuthenticationUsesIndexes explains what authenticating a request
+// reads, on both engines: every request runs it.
+func TestAuthenticationUsesIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		b := setup(t, d)
+		_, secret, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleMember, Clients: []string{"Globex"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries := dbtest.Record(d).During(func() {
+			if _, err := b.svc.Authenticate(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+		})
+		for _, table := range []string{"api_keys", "members", "workspaces", "api_key_clients"} {
+			dbtest.AssertNoScan(t, d, table, "", queries)
+		}
+	})
+}
+
 func TestAuthenticate(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()

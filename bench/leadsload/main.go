@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -47,6 +48,7 @@ func main() {
 	reqs := flag.Int("n", 300, "requests per measured operation")
 	throughputOnly := flag.Bool("throughput-only", false, "skip the latency table; measure only the throughput phases")
 	firstPageOnly := flag.Bool("first-page-only", false, "measure only the first page against the bare handler")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of leadline's first-page phase to this file")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
@@ -242,7 +244,16 @@ func main() {
 	go http.Serve(bln, bare) //nolint:errcheck
 	bareBase := "http://" + bln.Addr().String()
 	bareFirst := func(r *rand.Rand, c, i int) error { return call(many, "GET", bareBase+"/", "", nil) }
-	ours, theirs := throughput(clients, *reqs, first), throughput(clients, *reqs, bareFirst)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		benchkit.Check(err)
+		benchkit.Check(pprof.StartCPUProfile(f))
+	}
+	ours := throughput(clients, *reqs, first)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	theirs := throughput(clients, *reqs, bareFirst)
 	fmt.Printf("first page, %d clients: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, ours, theirs, ours/theirs)
 	if *firstPageOnly {
 		return

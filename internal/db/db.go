@@ -111,6 +111,17 @@ func (d *DB) NoFlush(ctx context.Context) bun.IDB {
 	return d.DB
 }
 
+// NoFlushStatements returns ctx for ExecPrepared, SelectPrepared and
+// ExistsPrepared to run a single statement outside a transaction on the
+// no-flush pool (see NoFlush), prepared once per connection there.
+// Inside a transaction, and on SQLite, ctx is returned as it is.
+func (d *DB) NoFlushStatements(ctx context.Context) context.Context {
+	if _, inTx := ctx.Value(txKey{}).(bun.Tx); inTx || d.noFlush == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, noFlushKey{}, true)
+}
+
 // DefaultDSN is the embedded default: a SQLite file in the working directory.
 const DefaultDSN = "./leadline.db"
 
