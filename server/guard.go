@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -42,14 +43,38 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 	}
 	fail := func(err error) { s.writeErr(ctx, err) }
 
-	p, err := s.workspaces.Authenticate(ctx.Context(), apiKeyOf(ctx))
+	// A read may be authenticated from this process's memory of the key
+	// (Postgres): the rate count below then says whether anything
+	// authentication reads has changed since, and if it has, the key is
+	// read again before the call goes on.
+	secret := apiKeyOf(ctx)
+	var p apikit.Principal
+	var version int64
+	var cached bool
+	var err error
+	if class == apikit.ClassRead {
+		p, version, cached, err = s.workspaces.AuthenticateRead(ctx.Context(), secret)
+	} else {
+		p, err = s.workspaces.Authenticate(ctx.Context(), secret)
+	}
+	// afresh reads the key again, for a remembered principal that may no
+	// longer hold, and checks its role.
+	afresh := func() error {
+		s.workspaces.Forget(secret)
+		p, version, cached, err = s.workspaces.AuthenticateRead(ctx.Context(), secret)
+		if err != nil {
+			return err
+		}
+		return roleRefusal(role, p)
+	}
+	if err == nil && cached && roleRefusal(role, p) != nil {
+		err = afresh()
+	}
+	if err == nil {
+		err = roleRefusal(role, p)
+	}
 	if err != nil {
 		fail(err)
-		return
-	}
-	if !p.Role.AtLeast(role) {
-		fail(apikit.Forbidden(fmt.Sprintf("This call needs the %s role; this key acts as %s.", role, p.Role),
-			fmt.Sprintf("Use a key with the %s role or higher, created by a member who still holds that role.", role)))
 		return
 	}
 
@@ -98,10 +123,27 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		}
 	}
 
-	win, ok, err := s.limiter.take(ctx.Context(), p.KeyID, class)
+	wsOfCached := ""
+	if cached {
+		wsOfCached = p.WorkspaceID
+	}
+	win, ok, err := s.limiter.takeFor(ctx.Context(), p.KeyID, wsOfCached, class)
 	if err != nil {
 		fail(err)
 		return
+	}
+	if cached && win.AuthVersion != version {
+		keyID := p.KeyID
+		if err := afresh(); err != nil {
+			// Refused after all: the call counts nothing.
+			if ok {
+				if gerr := s.limiter.giveBack(ctx.Context(), keyID, win.Reset.Add(-time.Hour)); gerr != nil {
+					s.logger.Error("give back a refused read's count", "err", gerr)
+				}
+			}
+			fail(err)
+			return
+		}
 	}
 	ctx.SetHeader("X-RateLimit-Limit", strconv.Itoa(win.Limit))
 	ctx.SetHeader("X-RateLimit-Remaining", strconv.Itoa(win.Remaining))
@@ -168,6 +210,16 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	stored = true
+}
+
+// roleRefusal is the error for a call that needs role, made with a key
+// that acts as p, or nil when p's role suffices.
+func roleRefusal(role apikit.Role, p apikit.Principal) error {
+	if p.Role.AtLeast(role) {
+		return nil
+	}
+	return apikit.Forbidden(fmt.Sprintf("This call needs the %s role; this key acts as %s.", role, p.Role),
+		fmt.Sprintf("Use a key with the %s role or higher, created by a member who still holds that role.", role))
 }
 
 // answerFromRecord answers a call whose Idempotency-Key is already known.

@@ -36,6 +36,10 @@ type rateWindow struct {
 	Limit     int
 	Remaining int
 	Reset     time.Time
+	// AuthVersion is the key's workspace's authentication version, read
+	// in the same statement as the count (Postgres reads only; see
+	// workspace.Service.AuthenticateRead).
+	AuthVersion int64
 }
 
 var errOverLimit = errors.New("over limit")
@@ -82,13 +86,23 @@ func classesOf(c apikit.RateClass) []apikit.RateClass {
 // call's own class (or of the budget that refused it) and whether the call
 // is allowed. A refused call counts against no budget.
 func (l *limiter) take(ctx context.Context, keyID string, c apikit.RateClass) (rateWindow, bool, error) {
+	return l.takeFor(ctx, keyID, "", c)
+}
+
+// takeFor is take for a key of workspaceID: for a read on Postgres, the
+// window also carries the workspace's authentication version.
+func (l *limiter) takeFor(ctx context.Context, keyID, workspaceID string, c apikit.RateClass) (rateWindow, bool, error) {
 	start := l.clock.Now().Truncate(time.Hour)
 	var counts []int
 	var refused = -1
+	var version int64
 	var err error
-	if l.local != nil {
+	switch {
+	case l.local != nil:
 		counts, refused, err = l.local.take(ctx, l, keyID, c, start)
-	} else {
+	case workspaceID != "" && c == apikit.ClassRead:
+		counts, refused, version, err = l.takeReadInDB(ctx, keyID, workspaceID, start)
+	default:
 		counts, refused, err = l.takeInDB(ctx, keyID, c, start)
 	}
 	if err != nil {
@@ -97,10 +111,45 @@ func (l *limiter) take(ctx context.Context, keyID string, c apikit.RateClass) (r
 	classes := classesOf(c)
 	if refused >= 0 {
 		limit := l.limits.of(classes[refused])
-		return rateWindow{Class: classes[refused], Limit: limit, Remaining: 0, Reset: start.Add(time.Hour)}, false, nil
+		return rateWindow{Class: classes[refused], Limit: limit, Remaining: 0, Reset: start.Add(time.Hour), AuthVersion: version}, false, nil
 	}
 	limit := l.limits.of(c)
-	return rateWindow{Class: c, Limit: limit, Remaining: max(0, limit-counts[0]), Reset: start.Add(time.Hour)}, true, nil
+	return rateWindow{Class: c, Limit: limit, Remaining: max(0, limit-counts[0]), Reset: start.Add(time.Hour), AuthVersion: version}, true, nil
+}
+
+// takeReadInDB counts a read as takeInDB does, and reads the workspace's
+// authentication version in the same statement, so that the version is
+// as new as the count.
+func (l *limiter) takeReadInDB(ctx context.Context, keyID, workspaceID string, start time.Time) ([]int, int, int64, error) {
+	var row []struct {
+		Count   *int  `bun:"count"`
+		Version int64 `bun:"version"`
+	}
+	err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &row, `WITH c AS (
+			INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
+			ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = rate_windows.count + 1
+			WHERE rate_windows.count < ? RETURNING count)
+		SELECT (SELECT count FROM c) AS count,
+			coalesce((SELECT version FROM auth_versions WHERE workspace_id = ?), 0) AS version`,
+		keyID, string(apikit.ClassRead), l.db.TimeArg(&start), l.limits.of(apikit.ClassRead), workspaceID)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if len(row) == 0 {
+		return nil, 0, 0, errors.New("rate count: no row")
+	}
+	if row[0].Count == nil {
+		return nil, 0, row[0].Version, nil
+	}
+	return []int{*row[0].Count}, -1, row[0].Version, nil
+}
+
+// giveBack uncounts a read that took its count and was then refused
+// (Postgres: a key whose authentication changed since this process last
+// read it).
+func (l *limiter) giveBack(ctx context.Context, keyID string, start time.Time) error {
+	return l.db.ExecPrepared(l.db.NoFlushStatements(ctx), `UPDATE rate_windows SET count = count - 1
+		WHERE key_id = ? AND class = ? AND window_start = ? AND count > 0`, keyID, string(apikit.ClassRead), l.db.TimeArg(&start))
 }
 
 // takeInDB counts in the database: each class's row is incremented only

@@ -12,8 +12,10 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/workspace"
 )
 
 // TestReplicasShareLimitsAndIdempotency runs two servers, each with its own
@@ -80,6 +82,89 @@ func TestReplicasShareLimitsAndIdempotency(t *testing.T) {
 			}
 			wg.Wait()
 			is.Equal(created, 1) // one effect across both replicas
+		})
+	}
+}
+
+// TestReplicasSeeKeyChangesAtOnce changes keys, members and the workspace
+// through another connection pool (another replica, or a command) after a
+// server has authenticated reads with them: the server's next read sees
+// each change, and a read refused for it counts against no budget.
+// Postgres servers remember the keys of reads; SQLite ones read every time.
+func TestReplicasSeeKeyChangesAtOnce(t *testing.T) {
+	for _, eng := range dbtest.Engines() {
+		t.Run(string(eng), func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			dsn := dbtest.NewDSN(t, eng)
+			open := func() *db.DB {
+				d, err := db.Open(ctx, dsn)
+				is.NoErr(err)
+				t.Cleanup(func() { d.Close() })
+				_, err = d.Migrate(ctx)
+				is.NoErr(err)
+				return d
+			}
+			e := newEnv(t, open(), DefaultRateLimits)
+			other := workspace.NewService(open(), e.clock)
+			key := func(email string, role apikit.Role) (string, string) {
+				k, secret, err := e.ws.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: email, Role: role})
+				is.NoErr(err)
+				return k.ID, secret
+			}
+			get := func(secret, path string) int {
+				req := httptest.NewRequest("GET", path, nil)
+				req.Header.Set("Authorization", "Bearer "+secret)
+				rec := httptest.NewRecorder()
+				e.handler.ServeHTTP(rec, req)
+				return rec.Code
+			}
+			counted := func(keyID string) int {
+				is.NoErr(e.srv.limiter.flush(ctx))
+				var n int
+				err := e.db.NewRaw("SELECT coalesce(sum(count), 0) FROM rate_windows WHERE key_id = ?", keyID).Scan(ctx, &n)
+				is.NoErr(err)
+				return n
+			}
+			apply := func(change func(s *workspace.WorkspaceSpec)) {
+				s := acmeSetup()
+				change(&s.Workspaces[0])
+				_, err := other.Apply(ctx, s)
+				is.NoErr(err)
+			}
+
+			// A revoked key.
+			revokedID, revoked := key("owner@acme.test", apikit.RoleMember)
+			is.Equal(get(revoked, "/v1/leads"), 200)
+			_, err := other.RevokeKey(ctx, "acme", revokedID)
+			is.NoErr(err)
+			is.Equal(get(revoked, "/v1/leads"), 401)
+			is.Equal(counted(revokedID), 1) // the refused read counted nothing
+
+			// A lowered role, then a raised one.
+			bossID, boss := key("boss@acme.test", apikit.RoleManager)
+			is.Equal(get(boss, "/v1/webhooks"), 200)
+			apply(func(w *workspace.WorkspaceSpec) { w.Members[1].Role = apikit.RoleMember })
+			is.Equal(get(boss, "/v1/webhooks"), 403)
+			is.Equal(counted(bossID), 1)
+			apply(func(w *workspace.WorkspaceSpec) {})
+			is.Equal(get(boss, "/v1/webhooks"), 200)
+			is.Equal(counted(bossID), 2)
+
+			// A member who leaves.
+			apply(func(w *workspace.WorkspaceSpec) { w.Members[1].Active = ptr(false) })
+			is.Equal(get(boss, "/v1/leads"), 401)
+			is.Equal(counted(bossID), 2)
+
+			// A suspended workspace.
+			ownerID, owner := key("owner@acme.test", apikit.RoleManager)
+			is.Equal(get(owner, "/v1/leads"), 200)
+			apply(func(w *workspace.WorkspaceSpec) {
+				w.Members[1].Active = ptr(false)
+				w.Suspended = ptr(true)
+			})
+			is.Equal(get(owner, "/v1/leads"), 402)
+			is.Equal(counted(ownerID), 1)
 		})
 	}
 }

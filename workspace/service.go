@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -18,6 +19,7 @@ type Service struct {
 	store  Store
 	clock  apikit.Clock
 	events *events.Log
+	auth   authCache
 }
 
 // NewService returns a Service on d.
@@ -405,40 +407,119 @@ const touchEvery = time.Minute
 // Returns E_UNAUTHORIZED for a missing, unknown, expired or revoked key or
 // one whose creator left, and E_PLAN_SUSPENDED for a suspended workspace.
 func (s *Service) Authenticate(ctx context.Context, secret string) (apikit.Principal, error) {
+	p, _, err := s.authenticate(ctx, secret)
+	return p, err
+}
+
+// authenticate is Authenticate, also returning the credential it read.
+func (s *Service) authenticate(ctx context.Context, secret string) (apikit.Principal, *Credential, error) {
 	var p apikit.Principal
 	if secret == "" {
-		return p, apikit.Unauthorized("No API key was sent.")
+		return p, nil, apikit.Unauthorized("No API key was sent.")
 	}
 	c, err := s.store.Credential(ctx, hashSecret(secret))
 	if db.IsNoRows(err) {
-		return p, apikit.Unauthorized("The API key is not valid.")
+		return p, nil, apikit.Unauthorized("The API key is not valid.")
 	} else if err != nil {
-		return p, err
+		return p, nil, err
 	}
 	k, m, w, clients := &c.Key, &c.Member, &c.Workspace, c.ClientIDs
 	now := s.clock.Now()
 	if k.RevokedAt != nil {
-		return p, apikit.Unauthorized("The API key was revoked.")
+		return p, nil, apikit.Unauthorized("The API key was revoked.")
 	}
 	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
-		return p, apikit.Unauthorized("The API key has expired.")
+		return p, nil, apikit.Unauthorized("The API key has expired.")
 	}
 	if !m.Active {
-		return p, apikit.Unauthorized("The member who created this API key has left the workspace.")
+		return p, nil, apikit.Unauthorized("The member who created this API key has left the workspace.")
 	}
 	if w.Suspended {
-		return p, apikit.PlanSuspended()
+		return p, nil, apikit.PlanSuspended()
 	}
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchEvery {
 		if err := s.db.InTx(ctx, func(ctx context.Context) error { return s.store.TouchKey(ctx, k.ID, now) }); err != nil {
-			return p, err
+			return p, nil, err
 		}
+		k.LastUsedAt = &now
 	}
 	return apikit.Principal{
 		WorkspaceID: w.ID, WorkspaceName: w.Name, Timezone: w.Timezone, Plan: w.Plan,
 		KeyID: k.ID, MemberID: m.ID, MemberEmail: m.Email,
 		Role: apikit.MinRole(apikit.Role(k.Role), m.Role), ClientIDs: clients,
-	}, nil
+	}, c, nil
+}
+
+// AuthenticateRead is Authenticate for a read, which on Postgres may answer
+// from this process's memory of the key: then cached is true, and version
+// is the workspace's authentication version the principal was read at. The
+// caller must compare it with the version its read's rate count returns
+// (Postgres keeps it in auth_versions, raised by triggers whenever
+// anything authentication reads changes) and call Forget and authenticate
+// again when they differ. A key that expires, or whose last use is due to
+// be recorded, is read again. On SQLite every call reads the database,
+// which its process does without a round trip.
+func (s *Service) AuthenticateRead(ctx context.Context, secret string) (p apikit.Principal, version int64, cached bool, err error) {
+	if s.db.Engine != db.Postgres || secret == "" {
+		p, err = s.Authenticate(ctx, secret)
+		return p, 0, false, err
+	}
+	hash := hashSecret(secret)
+	now := s.clock.Now()
+	if a, ok := s.auth.get(hash); ok && (a.expiresAt == nil || now.Before(*a.expiresAt)) && now.Sub(a.lastUsed) < touchEvery {
+		return a.p, a.version, true, nil
+	}
+	p, c, err := s.authenticate(ctx, secret)
+	if err != nil {
+		s.auth.forget(hash)
+		return p, 0, false, err
+	}
+	s.auth.put(hash, cachedAuth{p: p, version: c.AuthVersion, expiresAt: c.Key.ExpiresAt, lastUsed: *c.Key.LastUsedAt})
+	return p, c.AuthVersion, false, nil
+}
+
+// Forget drops this process's memory of the key with secret.
+func (s *Service) Forget(secret string) {
+	s.auth.forget(hashSecret(secret))
+}
+
+// authCache is what a process remembers of the keys it authenticated,
+// by the hash of their secret.
+type authCache struct {
+	mu sync.Mutex
+	m  map[string]cachedAuth
+}
+
+type cachedAuth struct {
+	p         apikit.Principal
+	version   int64
+	expiresAt *time.Time
+	lastUsed  time.Time
+}
+
+// maxCachedKeys bounds the memory of keys; past it the memory starts over.
+const maxCachedKeys = 10_000
+
+func (c *authCache) get(hash string) (cachedAuth, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.m[hash]
+	return a, ok
+}
+
+func (c *authCache) put(hash string, a cachedAuth) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedKeys {
+		c.m = map[string]cachedAuth{}
+	}
+	c.m[hash] = a
+}
+
+func (c *authCache) forget(hash string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, hash)
 }
 
 // WorkspaceByID returns the workspace with id, for the engine.

@@ -209,6 +209,9 @@ type Credential struct {
 	Member    Member
 	Workspace Workspace
 	ClientIDs []string
+	// AuthVersion is the workspace's authentication version when the
+	// credential was read (see Service.AuthenticateRead).
+	AuthVersion int64
 }
 
 type credentialRow struct {
@@ -228,6 +231,7 @@ type credentialRow struct {
 	Plan         string     `bun:"plan"`
 	Suspended    bool       `bun:"suspended"`
 	ClientID     *string    `bun:"client_id"`
+	AuthVersion  int64      `bun:"auth_version"`
 }
 
 // Credential returns the key with hash and what it acts as, or
@@ -237,7 +241,8 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 	var rows []credentialRow
 	err := s.db.SelectPrepared(ctx, &rows, `SELECT k.id AS key_id, k.name AS key_name, k.role AS key_role, k.expires_at, k.revoked_at, k.last_used_at,
 			m.id AS member_id, m.email AS member_email, m.role AS member_role, m.active AS member_active,
-			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id
+			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id,
+			coalesce((SELECT av.version FROM auth_versions AS av WHERE av.workspace_id = w.id), 0) AS auth_version
 		FROM api_keys AS k
 		JOIN members AS m ON m.id = k.member_id
 		JOIN workspaces AS w ON w.id = k.workspace_id
@@ -254,8 +259,9 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 	c := &Credential{
 		Key: Key{ID: r.KeyID, WorkspaceID: r.WorkspaceID, MemberID: r.MemberID, Name: r.KeyName, Role: r.KeyRole,
 			ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt},
-		Member:    Member{ID: r.MemberID, WorkspaceID: r.WorkspaceID, Email: r.MemberEmail, Role: apikit.Role(r.MemberRole), Active: r.MemberActive},
-		Workspace: Workspace{ID: r.WorkspaceID, Name: r.Name, Timezone: r.Timezone, Plan: r.Plan, Suspended: r.Suspended},
+		Member:      Member{ID: r.MemberID, WorkspaceID: r.WorkspaceID, Email: r.MemberEmail, Role: apikit.Role(r.MemberRole), Active: r.MemberActive},
+		Workspace:   Workspace{ID: r.WorkspaceID, Name: r.Name, Timezone: r.Timezone, Plan: r.Plan, Suspended: r.Suspended},
+		AuthVersion: r.AuthVersion,
 	}
 	for _, row := range rows {
 		if row.ClientID != nil {
