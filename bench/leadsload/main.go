@@ -48,7 +48,9 @@ func main() {
 	reqs := flag.Int("n", 300, "requests per measured operation")
 	throughputOnly := flag.Bool("throughput-only", false, "skip the latency table; measure only the throughput phases")
 	firstPageOnly := flag.Bool("first-page-only", false, "measure only the first page against the bare handler")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of leadline's first-page phase to this file")
+	filteredOnly := flag.Bool("filtered-only", false, "measure only the filtered list with 1 and 8 clients")
+	createsOnly := flag.Bool("creates-only", false, "measure only creates with and without emails")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of leadline's first-page phase (with --creates-only: of the creates with emails) to this file")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
@@ -164,7 +166,7 @@ func main() {
 	fmt.Println("| operation | HTTP p50 | HTTP p95 | service p50 | service p95 | server time beyond its SQL |")
 	fmt.Println("|---|---|---|---|---|---|")
 	var upsertHTTP []time.Duration
-	if *throughputOnly || *firstPageOnly {
+	if *throughputOnly || *firstPageOnly || *filteredOnly || *createsOnly {
 		ops = nil
 	}
 	for _, o := range ops {
@@ -226,13 +228,30 @@ func main() {
 			return call(many, "POST", base+"/v1/leads", secret, body)
 		}
 	}
-	if !*firstPageOnly {
-		mixed := throughput(clients, *reqs, upserts(5, true))
-		withEmail := throughput(clients, *reqs, upserts(10, true))
+	profile := func(on bool, fn func()) {
+		if !on || *cpuprofile == "" {
+			fn()
+			return
+		}
+		f, err := os.Create(*cpuprofile)
+		benchkit.Check(err)
+		benchkit.Check(pprof.StartCPUProfile(f))
+		fn()
+		pprof.StopCPUProfile()
+	}
+	if !*firstPageOnly && !*filteredOnly {
+		if !*createsOnly {
+			mixed := throughput(clients, *reqs, upserts(5, true))
+			fmt.Printf("upserts per second (%d concurrent clients, HTTP, half new, half matching, every field): %.0f\n", clients, mixed)
+		}
+		var withEmail float64
+		profile(*createsOnly, func() { withEmail = throughput(clients, *reqs, upserts(10, true)) })
 		without := throughput(clients, *reqs, upserts(10, false))
-		fmt.Printf("upserts per second (%d concurrent clients, HTTP, half new, half matching, every field): %.0f\n", clients, mixed)
 		fmt.Printf("creates per second (%d concurrent clients, HTTP) with work and personal emails: %.0f; without emails: %.0f; ratio %.2f\n",
 			clients, withEmail, without, withEmail/without)
+		if *createsOnly {
+			return
+		}
 	}
 
 	// The first page of the list against a bare handler that runs the
@@ -244,17 +263,12 @@ func main() {
 	go http.Serve(bln, bare) //nolint:errcheck
 	bareBase := "http://" + bln.Addr().String()
 	bareFirst := func(r *rand.Rand, c, i int) error { return call(many, "GET", bareBase+"/", "", nil) }
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		benchkit.Check(err)
-		benchkit.Check(pprof.StartCPUProfile(f))
+	if !*filteredOnly {
+		var ours float64
+		profile(true, func() { ours = throughput(clients, *reqs, first) })
+		theirs := throughput(clients, *reqs, bareFirst)
+		fmt.Printf("first page, %d clients: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, ours, theirs, ours/theirs)
 	}
-	ours := throughput(clients, *reqs, first)
-	if *cpuprofile != "" {
-		pprof.StopCPUProfile()
-	}
-	theirs := throughput(clients, *reqs, bareFirst)
-	fmt.Printf("first page, %d clients: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, ours, theirs, ours/theirs)
 	if *firstPageOnly {
 		return
 	}
