@@ -36,11 +36,12 @@ const (
 	// DefaultWorkers run a batch in parallel on Postgres.
 	DefaultWorkers = 8
 	// DefaultGroup enrollments share each transaction on SQLite, for up
-	// to DefaultGroupHold.
-	DefaultGroup       = 64
-	DefaultGroupHold   = 20 * time.Millisecond
-	DefaultLease       = 5 * time.Minute
-	DefaultMaxAttempts = 4
+	// to DefaultGroupHold; DefaultPostgresGroup on Postgres.
+	DefaultGroup         = 64
+	DefaultPostgresGroup = 16
+	DefaultGroupHold     = 20 * time.Millisecond
+	DefaultLease         = 5 * time.Minute
+	DefaultMaxAttempts   = 4
 	// OutOfOfficeDelay is how long an auto-reply delays the next step.
 	OutOfOfficeDelay = 3 * 24 * time.Hour
 	// maxStepsPerRun bounds how many steps one enrollment goes through in
@@ -76,12 +77,13 @@ type Runner struct {
 	// worker the enrollments of some of the senders (Postgres only: on
 	// SQLite writes are serial anyway).
 	Workers int
-	// Group runs that many enrollments together on SQLite, each phase of
-	// all of them in one transaction, so that they share its commit: one
-	// writer, whose commits cost more than most of the statements. Postgres
-	// ignores it: there a group would hold the hot counter rows the other
-	// workers need, and lock them in the order of its events, which
-	// deadlocks with theirs.
+	// Group runs that many enrollments together, each phase of all of
+	// them in one transaction, so that they share its begin, its commit
+	// and its counter writes. On SQLite that is one writer's commits, which
+	// cost more than most of the statements; on Postgres the round trips.
+	// The counters that every worker shares (step and report counters)
+	// are written last, before the commit, in one order, so that a group
+	// holds them only for its commit and cannot deadlock on them.
 	Group int
 	// GroupHold bounds how long one group transaction runs, so that other
 	// writers wait behind the runner for no longer.
@@ -155,7 +157,7 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 	svc.inbox.UseTransports(transports)
 	ingest, workers, group := 1, 1, DefaultGroup
 	if svc.db.Engine == db.Postgres {
-		ingest, workers, group = 4, DefaultWorkers, 1
+		ingest, workers, group = 4, DefaultWorkers, DefaultPostgresGroup
 	}
 	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: group,
 		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{},
@@ -224,10 +226,7 @@ func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error
 		}
 		parts[w] = append(parts[w], c)
 	}
-	size := 1
-	if r.Group > 1 && r.svc.db.Engine == db.SQLite {
-		size = r.Group
-	}
+	size := max(r.Group, 1)
 	var n atomic.Int64
 	run := func(part []Enrollment) error {
 		for start := 0; start < len(part); start += size {

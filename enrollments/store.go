@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -391,6 +392,10 @@ var stepColumns = []string{"entered", "done", "failed"}
 
 const stepCountsMemo = "enrollments:step_stats"
 
+// StepShards is how many rows per step the step counters spread over on
+// Postgres.
+const StepShards = 8
+
 type stepKey struct{ sequence, step string }
 
 type stepCounts struct {
@@ -408,16 +413,23 @@ func (b *BunStore) writeStepCounts(ctx context.Context, counts map[stepKey]*[3]i
 	})
 	var sb strings.Builder
 	args := make([]any, 0, 5*len(keys))
-	sb.WriteString("INSERT INTO step_stats (sequence_id, step_id, entered, done, failed) VALUES ")
+	// On Postgres each transaction writes one of StepShards rows per step,
+	// so that concurrent runner workers do not queue on one; SQLite has
+	// one writer and one shard.
+	shard := 0
+	if b.db.Engine == db.Postgres {
+		shard = rand.IntN(StepShards)
+	}
+	sb.WriteString("INSERT INTO step_stats (sequence_id, step_id, shard, entered, done, failed) VALUES ")
 	for i, k := range keys {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		sb.WriteString("(?, ?, ?, ?, ?)")
+		sb.WriteString("(?, ?, ?, ?, ?, ?)")
 		c := counts[k]
-		args = append(args, k.sequence, k.step, c[0], c[1], c[2])
+		args = append(args, k.sequence, k.step, shard, c[0], c[1], c[2])
 	}
-	sb.WriteString(` ON CONFLICT (sequence_id, step_id) DO UPDATE SET entered = step_stats.entered + excluded.entered,
+	sb.WriteString(` ON CONFLICT (sequence_id, step_id, shard) DO UPDATE SET entered = step_stats.entered + excluded.entered,
 		done = step_stats.done + excluded.done, failed = step_stats.failed + excluded.failed`)
 	// The runner writes one or two rows at a time: those shapes repeat and
 	// are prepared once per connection.

@@ -54,7 +54,9 @@ func (svc *Service) Stats(ctx context.Context, p apikit.Principal, id string) (*
 	}
 	idb := svc.db.IDB(ctx)
 	var steps []stepStat
-	if err := idb.NewSelect().Model(&steps).Where("sequence_id = ?", q.ID).Scan(ctx); err != nil {
+	if err := idb.NewSelect().Model(&steps).Column("step_id").
+		ColumnExpr("sum(entered) AS entered, sum(done) AS done, sum(failed) AS failed").
+		Where("sequence_id = ?", q.ID).Group("step_id").Scan(ctx); err != nil {
 		return nil, err
 	}
 	var groups []struct {

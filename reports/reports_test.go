@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -141,5 +142,44 @@ func TestCompactKeepsSums(t *testing.T) {
 		is.NoErr(svc.Compact(ctx, clock.Now()))
 		is.Equal(rows(), 2) // one row per grain
 		is.Equal(created(), 40.0)
+	})
+}
+
+// TestCountersCommitWithTheirEvents: the counters of events written in a
+// transaction are written with its commit (on Postgres just before it), so
+// a rolled-back transaction counts nothing and a committed one counts all
+// its events.
+func TestCountersCommitWithTheirEvents(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		p, log, svc, _ := berlin(t, d, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+		sent := func() events.Event {
+			return events.Event{WorkspaceID: p.WorkspaceID, LeadID: apikit.NewID(), Kind: "action.sent", Data: map[string]any{"action": "invite"}}
+		}
+		total := func() float64 {
+			r, err := svc.Overview(ctx, p, reports.Params{})
+			is.NoErr(err)
+			return *r.Totals["sends.total"]
+		}
+		boom := apikit.Invalid("boom", "")
+		err := d.InTx(ctx, func(ctx context.Context) error {
+			is.NoErr(log.EmitMany(ctx, []events.Event{sent()}))
+			return boom
+		})
+		is.True(errors.Is(err, boom))
+		is.Equal(total(), 0.0) // rolled back: nothing counted
+
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			for range 3 {
+				if err := log.EmitMany(ctx, []events.Event{sent()}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		is.Equal(total(), 3.0)
+		is.NoErr(log.EmitMany(ctx, []events.Event{sent()})) // outside a transaction
+		is.Equal(total(), 4.0)
 	})
 }

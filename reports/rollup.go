@@ -407,11 +407,49 @@ func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Sta
 	if t.empty() {
 		return nil, nil
 	}
-	shard := 0
-	if svc.db.Engine == db.Postgres {
-		shard = rand.IntN(Shards)
+	if svc.db.Engine == db.SQLite {
+		return t.statements(ctx, svc.db, 0)
 	}
-	return t.statements(ctx, svc.db, shard)
+	memo := db.TxMemo(ctx)
+	if memo == nil {
+		return t.statements(ctx, svc.db, rand.IntN(Shards))
+	}
+	// On Postgres in a transaction the counters are added up and written
+	// last, before its commit: the workspace's counter rows, which every
+	// concurrent writer shares, are then locked for the commit alone, not
+	// for the rest of the transaction.
+	if err := t.writeThreads(ctx, svc.db.IDB(ctx)); err != nil {
+		return nil, err
+	}
+	v, _ := memo.LoadOrStore(dailyMemo, &pendingDaily{m: map[dailyKey]int64{}})
+	pd := v.(*pendingDaily)
+	pd.mu.Lock()
+	for k, n := range t.daily {
+		pd.m[k] += n
+	}
+	pd.mu.Unlock()
+	db.BeforeCommit(ctx, dailyMemo, func(ctx context.Context) error {
+		pd.mu.Lock()
+		m := pd.m
+		pd.m = map[dailyKey]int64{}
+		pd.mu.Unlock()
+		for _, st := range upsertDaily(m, rand.IntN(Shards)) {
+			if err := svc.db.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return nil, nil
+}
+
+// dailyMemo keys a transaction's counters that wait for its commit.
+const dailyMemo = "reports:daily"
+
+// pendingDaily are the counters a transaction has yet to write.
+type pendingDaily struct {
+	mu sync.Mutex
+	m  map[dailyKey]int64
 }
 
 func (t *tally) empty() bool {

@@ -43,7 +43,7 @@ func main() {
 	simOnly := flag.Bool("simulation-only", false, "measure only the simulated month")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase (with --simulation-only: of the simulation) to this file")
 	workers := flag.Int("workers", 0, "the runner's workers (0: its default for the engine)")
-	group := flag.Int("group", 0, "enrollments per runner transaction on SQLite (0: the default)")
+	group := flag.Int("group", 0, "enrollments per runner transaction (0: the default for the engine)")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)

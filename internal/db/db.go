@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -294,8 +295,16 @@ func inTx(ctx context.Context, fn func(ctx context.Context) error) error {
 			h.mu.Unlock()
 			return nil
 		}
-		next := h.fns[0]
-		h.fns = h.fns[1:]
+		// In key order, not the order of registration: two transactions
+		// that write the same hooks' rows then lock them in one order.
+		first := 0
+		for i, f := range h.fns {
+			if f.key < h.fns[first].key {
+				first = i
+			}
+		}
+		next := h.fns[first]
+		h.fns = slices.Delete(h.fns, first, first+1)
 		delete(h.keys, next.key)
 		h.mu.Unlock()
 		if err := next.fn(ctx); err != nil {
@@ -322,8 +331,9 @@ type commitHook struct {
 // however often it is asked for under key, and reports whether ctx
 // carries one (when it does not, nothing is registered). Writes that many
 // transactions make to a few shared rows, such as counters, go there: the
-// rows are locked only for the commit, and a hook that writes them in a
-// fixed order cannot deadlock with another transaction's.
+// rows are locked only for the commit, and hooks that write their rows in
+// a fixed order cannot deadlock with another transaction's, as the hooks
+// themselves run in the order of their keys.
 func BeforeCommit(ctx context.Context, key string, fn func(ctx context.Context) error) bool {
 	h, ok := ctx.Value(commitHooksKey{}).(*commitHooks)
 	if !ok {

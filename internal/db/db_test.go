@@ -211,6 +211,20 @@ func TestBeforeCommit(t *testing.T) {
 		})
 		is.True(errors.Is(err, boom))
 		is.Equal(count(), 2)
+
+		// Hooks run in the order of their keys, whatever the order they
+		// were asked for in, so that transactions lock their rows alike.
+		var order []string
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			for _, k := range []string{"reports", "enrollments", "webhooks", "a"} {
+				db.BeforeCommit(ctx, k, func(context.Context) error {
+					order = append(order, k)
+					return nil
+				})
+			}
+			return nil
+		}))
+		is.Equal(order, []string{"a", "enrollments", "reports", "webhooks"})
 	})
 }
 
