@@ -319,6 +319,10 @@ func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
 				// Wall time, not the clock: this bounds how long API
 				// writes wait behind the runner, and decides no outcome.
 				start := time.Now()
+				ctx, err := r.prefetchGroup(ctx, group, idx)
+				if err != nil {
+					return err
+				}
 				for _, i := range idx {
 					if n > 0 && time.Since(start) >= r.GroupHold {
 						break
@@ -417,6 +421,77 @@ func (r *Runner) runGroup(ctx context.Context, group []Enrollment) error {
 	return err
 }
 
+// prefetchKey carries what a group transaction read for all its
+// enrollments at once.
+type prefetchKey struct{}
+
+// prefetched are enrollments and leads a group transaction read together,
+// each handed out once (a second look reads the database again).
+type prefetched struct {
+	enrollments map[string]*Enrollment
+	leads       map[string]*leads.Lead
+}
+
+// prefetchGroup reads the enrollments of group at idx and their leads, two
+// statements for the group instead of two for each, and returns ctx
+// carrying them. The enrollments are locked as ByID locks one.
+func (r *Runner) prefetchGroup(ctx context.Context, group []Enrollment, idx []int) (context.Context, error) {
+	if len(idx) < 2 {
+		return ctx, nil
+	}
+	ids := make([]string, len(idx))
+	for k, i := range idx {
+		ids[k] = group[i].ID
+	}
+	es, err := r.svc.store.ByIDsForRun(ctx, ids)
+	if err != nil {
+		return ctx, err
+	}
+	byWorkspace := map[string][]string{}
+	for _, e := range es {
+		byWorkspace[e.WorkspaceID] = append(byWorkspace[e.WorkspaceID], e.LeadID)
+	}
+	ls := map[string]*leads.Lead{}
+	for ws, leadIDs := range byWorkspace {
+		got, err := r.svc.leads.ByIDs(ctx, ws, slices.Compact(slices.Sorted(slices.Values(leadIDs))))
+		if err != nil {
+			return ctx, err
+		}
+		for i := range got {
+			ls[got[i].ID] = &got[i]
+		}
+	}
+	return context.WithValue(ctx, prefetchKey{}, &prefetched{enrollments: es, leads: ls}), nil
+}
+
+// enrollment returns the enrollment with id as the runner reads it: from
+// the group's prefetch the first time, from the database after.
+func (r *Runner) enrollment(ctx context.Context, workspaceID, id string) (*Enrollment, error) {
+	if p, ok := ctx.Value(prefetchKey{}).(*prefetched); ok {
+		if e, ok := p.enrollments[id]; ok && e.WorkspaceID == workspaceID {
+			delete(p.enrollments, id)
+			return e, nil
+		}
+	}
+	return r.svc.store.ByID(ctx, workspaceID, id)
+}
+
+// lead returns the enrollment's lead: from the group's prefetch the first
+// time, from the database after.
+func (r *Runner) lead(ctx context.Context, e *Enrollment) (*leads.Lead, error) {
+	if p, ok := ctx.Value(prefetchKey{}).(*prefetched); ok {
+		if l, ok := p.leads[e.LeadID]; ok && l.WorkspaceID == e.WorkspaceID {
+			delete(p.leads, e.LeadID)
+			return l, nil
+		}
+	}
+	ls, err := r.svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
+	if err != nil || len(ls) == 0 {
+		return nil, errors.Join(err, fmt.Errorf("lead %s of enrollment %s is gone", e.LeadID, e.ID))
+	}
+	return &ls[0], nil
+}
+
 // inTx runs fn in a transaction of the runner, again if Postgres rolled
 // it back for a deadlock with another runner's: what fn does is read
 // afresh each time, and an action's transport call is outside it.
@@ -435,7 +510,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *Enrollment
 	for range maxStepsPerRun {
 		if e == nil {
 			var err error
-			if e, err = r.svc.store.ByID(ctx, workspaceID, id); err != nil {
+			if e, err = r.enrollment(ctx, workspaceID, id); err != nil {
 				return nil, err
 			}
 		}
@@ -565,11 +640,10 @@ func (r *Runner) prepare(ctx context.Context, e *Enrollment, now time.Time) (*ca
 			}
 		}
 	}
-	ls, err := svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
-	if err != nil || len(ls) == 0 {
-		return nil, false, errors.Join(err, fmt.Errorf("lead %s of enrollment %s is gone", e.LeadID, e.ID))
+	lead, err := r.lead(ctx, e)
+	if err != nil {
+		return nil, false, err
 	}
-	lead := &ls[0]
 	if stop, reason, err := r.stopReason(ctx, lead); err != nil {
 		return nil, false, err
 	} else if stop != "" {
@@ -834,8 +908,7 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 // enrollment on. An enrollment due again at once is returned unsaved, as
 // prepare leaves one.
 func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr error) (*Enrollment, bool, error) {
-	svc := r.svc
-	e, err := svc.store.ByID(ctx, c.e.WorkspaceID, c.e.ID)
+	e, err := r.enrollment(ctx, c.e.WorkspaceID, c.e.ID)
 	if err != nil {
 		return nil, false, err
 	}

@@ -131,6 +131,27 @@ func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Enrollmen
 	return e, nil
 }
 
+// ByIDsForRun returns the enrollments with ids, by id, read as ByID reads
+// one: on Postgres in a transaction locked, in the order of their ids, so
+// that two transactions that lock several wait for each other instead of
+// deadlocking.
+func (b *BunStore) ByIDsForRun(ctx context.Context, ids []string) (map[string]*Enrollment, error) {
+	var out []Enrollment
+	q := b.idb(ctx).NewSelect().Model(&out).Where("e.id IN (?)", bun.In(ids)).OrderExpr("e.id")
+	if _, inTx := b.idb(ctx).(bun.Tx); inTx && b.db.Engine == db.Postgres {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, err
+	}
+	m := make(map[string]*Enrollment, len(out))
+	for i := range out {
+		out[i].remember()
+		m[out[i].ID] = &out[i]
+	}
+	return m, nil
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1

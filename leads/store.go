@@ -125,10 +125,18 @@ func (s *BunStore) ByIDs(ctx context.Context, workspaceID string, ids []string) 
 		})
 		return out, s.db.SelectPrepared(ctx, &out, s.byID, workspaceID, ids[0])
 	}
+	// The ids lead: the workspace is a filter on what they find. On
+	// Postgres it is compared as text, so that no plan walks the
+	// workspace's index instead of looking the ids up, as one may do on
+	// a table whose statistics are not yet gathered (a new database).
+	inWorkspace := "l.workspace_id = ?"
+	if s.db.Engine == db.Postgres {
+		inWorkspace = "l.workspace_id::text = ?"
+	}
 	for start := 0; start < len(ids); start += 500 {
 		var chunk []Lead
 		err := s.idb(ctx).NewSelect().Model(&chunk).
-			Where("l.workspace_id = ?", workspaceID).Where("l.id IN (?)", bun.In(ids[start:min(start+500, len(ids))])).Scan(ctx)
+			Where("l.id IN (?)", bun.In(ids[start:min(start+500, len(ids))])).Where(inWorkspace, workspaceID).Scan(ctx)
 		if err != nil {
 			return nil, err
 		}
