@@ -51,8 +51,19 @@ func (r *Runner) Checks(ctx context.Context) error {
 	}
 	for i := range all {
 		s := &all[i]
-		if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.checkSender(ctx, s, now) }); err != nil {
+		alerted := false
+		if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.checkSender(ctx, s, now, &alerted) }); err != nil {
 			return fmt.Errorf("sender %s: %w", s.ID, err)
+		}
+		if alerted {
+			// The day's alert is written: later checks that day need not
+			// count the sender's waiting work again.
+			r.mu.Lock()
+			if len(r.dry) > 10000 {
+				clear(r.dry)
+			}
+			r.dry[dryKey{sender: s.ID, day: senders.LocalDate(now, s.Location())}] = true
+			r.mu.Unlock()
 		}
 	}
 	qs, err := r.svc.sequences.Running(ctx)
@@ -102,9 +113,20 @@ func (svc *Service) OnChecks(fn func(ctx context.Context, now time.Time) error) 
 
 // checkSender rechecks a sender's health and writes sender.running_dry,
 // once a local day, when due work of the sender waits for its budget.
-func (r *Runner) checkSender(ctx context.Context, s *senders.Sender, now time.Time) error {
+// alertedToday is set when the sender's alert of its local day is written
+// (by this call or an earlier one), for the caller to remember once the
+// transaction committed.
+func (r *Runner) checkSender(ctx context.Context, s *senders.Sender, now time.Time, alertedToday *bool) error {
 	if err := r.svc.senders.Recheck(ctx, s); err != nil {
 		return err
+	}
+	// A sender this runner already found alerted today needs no count.
+	day := dryKey{sender: s.ID, day: senders.LocalDate(now, s.Location())}
+	r.mu.Lock()
+	alerted := r.dry[day]
+	r.mu.Unlock()
+	if alerted {
+		return nil
 	}
 	var waiting int
 	if err := r.svc.db.IDB(ctx).NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").
@@ -113,12 +135,20 @@ func (r *Runner) checkSender(ctx context.Context, s *senders.Sender, now time.Ti
 		return err
 	}
 	first, err := r.svc.senders.Once(ctx, s, EventRunningDry, now)
-	if err != nil || !first {
+	if err != nil {
 		return err
+	}
+	*alertedToday = true
+	if !first {
+		return nil
 	}
 	return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventRunningDry,
 		Data: map[string]any{"sender_id": s.ID, "name": s.Name, "waiting": waiting, "date": senders.LocalDate(now, s.Location())}}})
 }
+
+// dryKey is a sender's local day, on which its running-dry alert was
+// written.
+type dryKey struct{ sender, day string }
 
 // checkStall writes sequence.stalled when a sequence has had due work it
 // could not send for StallAfter, and sequence.recovered when it sends again.

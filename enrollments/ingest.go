@@ -233,7 +233,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		if err := emit(EventInviteAccepted, map[string]any{"sender_id": s.ID, "invited_at": sentAt.UTC()}); err != nil {
 			return err
 		}
-		return svc.store.Wake(ctx, "lead_id", in.LeadID, "awaiting_acceptance", now)
+		return svc.store.Wake(ctx, s.WorkspaceID, in.LeadID, "awaiting_acceptance", now)
 	case senders.InboundBounce:
 		if err := r.sentBy(ctx, &ev, s); err != nil {
 			return err

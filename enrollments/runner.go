@@ -91,6 +91,7 @@ type Runner struct {
 
 	mu         sync.Mutex
 	deferred   map[deferKey]int
+	dry        map[dryKey]bool // running-dry alerts this runner saw written
 	nextChecks time.Time
 	// tick holds what one tick read of workspaces, sequences and senders,
 	// and the sender limits it found spent; a new tick reads afresh.
@@ -160,7 +161,7 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 		ingest, workers, group = 4, DefaultWorkers, DefaultPostgresGroup
 	}
 	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: group,
-		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{},
+		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 

@@ -334,10 +334,14 @@ func (b *BunStore) SetHeld(ctx context.Context, sequenceID string, held bool) er
 	return err
 }
 
-// Wake makes the lead's active enrollments that wait for reason due now.
-func (b *BunStore) Wake(ctx context.Context, column, value, reason string, now time.Time) error {
+// Wake makes the lead's active enrollment, if it waits for reason, due
+// now. It is found as the lead's one live enrollment in the workspace
+// (enrollments_live), so that no plan walks every enrollment of the
+// workspace that waits for reason instead.
+func (b *BunStore) Wake(ctx context.Context, workspaceID, leadID, reason string, now time.Time) error {
 	_, err := b.idb(ctx).NewUpdate().Model((*Enrollment)(nil)).Set("next_run_at = ?", now).
-		Where("? = ? AND status = 'active' AND waiting_for = ?", bun.Ident(column), value, reason).Exec(ctx)
+		Where("id = (SELECT id FROM enrollments WHERE workspace_id = ? AND lead_id = ? AND status IN (?))", workspaceID, leadID, bun.In(liveStatuses)).
+		Where("status = 'active' AND coalesce(waiting_for, '') = ?", reason).Exec(ctx)
 	return err
 }
 
