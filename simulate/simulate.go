@@ -210,14 +210,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		phases.Enroll += time.Since(began)
 	}
 	sort.Slice(dncs, func(i, j int) bool { return dncs[i].at.Before(dncs[j].at) })
-	if d.Engine == db.Postgres {
-		// The leads and enrollments were written in bulk a moment ago:
-		// Postgres plans the month's queries by statistics that its
-		// autovacuum may not have gathered yet (or ever, where it is off).
-		if _, err := d.ExecContext(ctx, "ANALYZE"); err != nil {
-			return nil, err
-		}
-	}
 
 	res := &Result{Start: start, End: end}
 	began := time.Now()
