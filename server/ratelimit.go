@@ -125,10 +125,7 @@ func (l *limiter) takeReadInDB(ctx context.Context, keyID, workspaceID string, s
 		Count   *int  `bun:"count"`
 		Version int64 `bun:"version"`
 	}
-	err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &row, `WITH c AS (
-			INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
-			ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = rate_windows.count + 1
-			WHERE rate_windows.count < ? RETURNING count)
+	err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &row, `WITH c AS (`+rateUpsert+`)
 		SELECT (SELECT count FROM c) AS count,
 			coalesce((SELECT version FROM auth_versions WHERE workspace_id = ?), 0) AS version`,
 		keyID, string(apikit.ClassRead), l.db.TimeArg(&start), l.limits.of(apikit.ClassRead), workspaceID)
@@ -143,6 +140,13 @@ func (l *limiter) takeReadInDB(ctx context.Context, keyID, workspaceID string, s
 	}
 	return []int{*row[0].Count}, -1, row[0].Version, nil
 }
+
+// rateUpsert counts one call of a key and class in a window, only while
+// the count is under the limit, and returns the new count (no row when the
+// limit is reached). Its values: key, class, window start, limit.
+const rateUpsert = `INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
+	ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = rate_windows.count + 1
+	WHERE rate_windows.count < ? RETURNING count`
 
 // giveBack uncounts a read that took its count and was then refused
 // (Postgres: a key whose authentication changed since this process last
@@ -164,9 +168,7 @@ func (l *limiter) takeInDB(ctx context.Context, keyID string, c apikit.RateClass
 		var got []int
 		// Prepared, on the no-flush pool outside a spend call's transaction:
 		// every request runs it.
-		err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &got, `INSERT INTO rate_windows (key_id, class, window_start, count) VALUES (?, ?, ?, 1)
-			ON CONFLICT (key_id, class, window_start) DO UPDATE SET count = rate_windows.count + 1
-			WHERE rate_windows.count < ? RETURNING count`, keyID, string(class), l.db.TimeArg(&start), l.limits.of(class))
+		err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &got, rateUpsert, keyID, string(class), l.db.TimeArg(&start), l.limits.of(class))
 		if err != nil && !db.IsNoRows(err) {
 			return 0, false, err
 		}

@@ -142,6 +142,61 @@ func TestAuthenticationUsesIndexes(t *testing.T) {
 	})
 }
 
+// TestAuthenticateReadRemembers: on Postgres a read's key is remembered
+// with the workspace's authentication version, which a change raises; a
+// remembered key still expires on time and still records its last use
+// once a minute. SQLite reads the key every time.
+func TestAuthenticateReadRemembers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		pg := d.Engine == db.Postgres
+		k, secret, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleMember,
+			ExpiresAt: ptr(t0.Add(150 * time.Second))})
+		is.NoErr(err)
+
+		_, v1, cached, err := b.svc.AuthenticateRead(ctx, secret)
+		is.NoErr(err)
+		is.True(!cached)
+		_, v2, cached, err := b.svc.AuthenticateRead(ctx, secret)
+		is.NoErr(err)
+		is.Equal(cached, pg) // remembered on Postgres only
+		is.Equal(v1, v2)
+
+		// A change raises the version the credential is read at.
+		s := acme()
+		s.Workspaces[0].Members[1].Role = apikit.RoleMember
+		_, err = b.svc.Apply(ctx, s)
+		is.NoErr(err)
+		b.svc.Forget(secret)
+		_, v3, _, err := b.svc.AuthenticateRead(ctx, secret)
+		is.NoErr(err)
+		is.True(!pg || v3 > v2)
+
+		// The last use is recorded once a minute, remembered or not.
+		b.clock.Advance(2 * time.Minute)
+		_, _, cached, err = b.svc.AuthenticateRead(ctx, secret)
+		is.NoErr(err)
+		is.True(!cached)
+		keys, err := b.svc.Keys(ctx, "acme")
+		is.NoErr(err)
+		for _, key := range keys {
+			if key.ID == k.ID {
+				is.True(key.LastUsedAt != nil && key.LastUsedAt.Equal(b.clock.Now()))
+			}
+		}
+
+		// A remembered key expires on time, within the minute it was read.
+		_, _, cached, err = b.svc.AuthenticateRead(ctx, secret)
+		is.NoErr(err)
+		is.Equal(cached, pg)
+		b.clock.Advance(40 * time.Second)
+		_, _, _, err = b.svc.AuthenticateRead(ctx, secret)
+		is.Equal(apikit.ErrorCode(err), apikit.EUnauthorized)
+	})
+}
+
 func TestAuthenticate(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
