@@ -45,35 +45,41 @@ func (r *Runner) Checks(ctx context.Context) error {
 	if !due {
 		return nil
 	}
-	all, err := r.svc.senders.Every(ctx)
+	// Every sender's health and running-dry alert in one transaction, and
+	// every running sequence's stall in another: a few statements an hour
+	// for all of them.
+	var all []senders.Sender
+	var alerted []dryKey
+	err := r.inTx(ctx, func(ctx context.Context) error {
+		var err error
+		if all, err = r.svc.senders.Every(ctx); err != nil {
+			return err
+		}
+		ss := make([]*senders.Sender, len(all))
+		for i := range all {
+			ss[i] = &all[i]
+		}
+		if err := r.svc.senders.RecheckAll(ctx, ss); err != nil {
+			return fmt.Errorf("senders' health: %w", err)
+		}
+		alerted, err = r.runningDry(ctx, ss, now)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	for i := range all {
-		s := &all[i]
-		alerted := false
-		if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.checkSender(ctx, s, now, &alerted) }); err != nil {
-			return fmt.Errorf("sender %s: %w", s.ID, err)
-		}
-		if alerted {
-			// The day's alert is written: later checks that day need not
-			// count the sender's waiting work again.
-			r.mu.Lock()
-			if len(r.dry) > 10000 {
-				clear(r.dry)
-			}
-			r.dry[dryKey{sender: s.ID, day: senders.LocalDate(now, s.Location())}] = true
-			r.mu.Unlock()
-		}
+	// The day's alerts are written: later checks that day need not count
+	// those senders' waiting work again.
+	r.mu.Lock()
+	if len(r.dry) > 10000 {
+		clear(r.dry)
 	}
-	qs, err := r.svc.sequences.Running(ctx)
-	if err != nil {
-		return err
+	for _, k := range alerted {
+		r.dry[k] = true
 	}
-	for i := range qs {
-		if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.checkStall(ctx, &qs[i], now) }); err != nil {
-			return fmt.Errorf("sequence %s: %w", qs[i].ID, err)
-		}
+	r.mu.Unlock()
+	if err := r.inTx(ctx, func(ctx context.Context) error { return r.checkStalls(ctx, now) }); err != nil {
+		return fmt.Errorf("stalled sequences: %w", err)
 	}
 	// Only workspaces with queued enrichment requests need their senders'
 	// budgets and plans.
@@ -111,60 +117,85 @@ func (svc *Service) OnChecks(fn func(ctx context.Context, now time.Time) error) 
 	svc.housekeeping = append(svc.housekeeping, fn)
 }
 
-// checkSender rechecks a sender's health and writes sender.running_dry,
-// once a local day, when due work of the sender waits for its budget.
-// alertedToday is set when the sender's alert of its local day is written
-// (by this call or an earlier one), for the caller to remember once the
-// transaction committed.
-func (r *Runner) checkSender(ctx context.Context, s *senders.Sender, now time.Time, alertedToday *bool) error {
-	if err := r.svc.senders.Recheck(ctx, s); err != nil {
-		return err
-	}
+// runningDry writes sender.running_dry, once a sender's local day, for
+// each of ss whose due work waits for its spent budget. It returns the
+// senders' days whose alert is written (by this call or an earlier one),
+// for the caller to remember once the transaction committed.
+func (r *Runner) runningDry(ctx context.Context, ss []*senders.Sender, now time.Time) ([]dryKey, error) {
 	// A sender this runner already found alerted today needs no count.
-	day := dryKey{sender: s.ID, day: senders.LocalDate(now, s.Location())}
+	var ids []string
 	r.mu.Lock()
-	alerted := r.dry[day]
+	for _, s := range ss {
+		if !r.dry[dryKey{sender: s.ID, day: senders.LocalDate(now, s.Location())}] {
+			ids = append(ids, s.ID)
+		}
+	}
 	r.mu.Unlock()
-	if alerted {
-		return nil
+	waiting, err := r.svc.store.WaitingOnBudget(ctx, ids)
+	if err != nil || len(waiting) == 0 {
+		return nil, err
 	}
-	var waiting int
-	if err := r.svc.db.IDB(ctx).NewSelect().Model((*Enrollment)(nil)).ColumnExpr("count(*)").
-		Where("e.waiting_sender_id = ? AND e.status = 'active' AND e.waiting_for IN ('daily_cap_reached', 'weekly_invite_cap_reached', 'warmup_limit')", s.ID).
-		Scan(ctx, &waiting); err != nil || waiting == 0 {
-		return err
+	var alerted []dryKey
+	var evs []events.Event
+	for _, s := range ss {
+		n := waiting[s.ID]
+		if n == 0 {
+			continue
+		}
+		first, err := r.svc.senders.Once(ctx, s, EventRunningDry, now)
+		if err != nil {
+			return nil, err
+		}
+		day := senders.LocalDate(now, s.Location())
+		alerted = append(alerted, dryKey{sender: s.ID, day: day})
+		if first {
+			evs = append(evs, events.Event{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventRunningDry,
+				Data: map[string]any{"sender_id": s.ID, "name": s.Name, "waiting": n, "date": day}})
+		}
 	}
-	first, err := r.svc.senders.Once(ctx, s, EventRunningDry, now)
-	if err != nil {
-		return err
+	if len(evs) == 0 {
+		return alerted, nil
 	}
-	*alertedToday = true
-	if !first {
-		return nil
-	}
-	return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventRunningDry,
-		Data: map[string]any{"sender_id": s.ID, "name": s.Name, "waiting": waiting, "date": senders.LocalDate(now, s.Location())}}})
+	return alerted, r.svc.log.EmitMany(ctx, evs)
 }
 
 // dryKey is a sender's local day, on which its running-dry alert was
 // written.
 type dryKey struct{ sender, day string }
 
-// checkStall writes sequence.stalled when a sequence has had due work it
-// could not send for StallAfter, and sequence.recovered when it sends again.
-func (r *Runner) checkStall(ctx context.Context, q *sequences.Sequence, now time.Time) error {
-	idb := r.svc.db.IDB(ctx)
-	var last []time.Time
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("created_at").Where("a.sequence_id = ?", q.ID).
-		OrderExpr("a.created_at DESC").Limit(1).Scan(ctx, &last); err != nil {
+// checkStalls writes sequence.stalled when a running sequence has had due
+// work it could not send for StallAfter, and sequence.recovered when it
+// sends again.
+func (r *Runner) checkStalls(ctx context.Context, now time.Time) error {
+	qs, err := r.svc.sequences.Running(ctx)
+	if err != nil || len(qs) == 0 {
 		return err
 	}
+	ids := make([]string, len(qs))
+	for i := range qs {
+		ids[i] = qs[i].ID
+	}
+	last, err := r.svc.store.LastActionAt(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range qs {
+		if err := r.checkStall(ctx, &qs[i], last[qs[i].ID], now); err != nil {
+			return fmt.Errorf("sequence %s: %w", qs[i].ID, err)
+		}
+	}
+	return nil
+}
+
+// checkStall checks one sequence, whose latest action was recorded at
+// last (zero for none).
+func (r *Runner) checkStall(ctx context.Context, q *sequences.Sequence, last, now time.Time) error {
 	since := q.CreatedAt
 	if q.ActivatedAt != nil {
 		since = *q.ActivatedAt
 	}
-	if len(last) > 0 && last[0].After(since) {
-		since = last[0]
+	if last.After(since) {
+		since = last
 	}
 	if q.StalledAt != nil {
 		if since.After(*q.StalledAt) {
@@ -179,7 +210,7 @@ func (r *Runner) checkStall(ctx context.Context, q *sequences.Sequence, now time
 		WaitingFor string `bun:"waiting_for"`
 		N          int    `bun:"n"`
 	}
-	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
+	if err := r.svc.db.IDB(ctx).NewSelect().Model((*Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
 		Where("e.sequence_id = ? AND e.status = 'active' AND e.waiting_for IN (?)", q.ID, bun.In(stallCodes)).
 		Group("waiting_for").Scan(ctx, &blocked); err != nil || len(blocked) == 0 {
 		return err

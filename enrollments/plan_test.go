@@ -104,6 +104,17 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 		for _, table := range tables {
 			dbtest.AssertNoScan(t, d, table, "", queries)
 		}
+		// The outcomes a group transaction writes together, in one UPDATE
+		// from a list of values, find their actions by id.
+		together := 0
+		for _, q := range queries {
+			if strings.HasPrefix(q, "UPDATE actions SET status = v.column2") && strings.Count(q, "), (") > 0 {
+				together++
+			}
+		}
+		if together == 0 {
+			t.Error("no outcomes written together")
+		}
 		// The leads a group of enrollments reads at once are looked up by
 		// id, not found among the workspace's.
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)

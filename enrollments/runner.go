@@ -98,6 +98,29 @@ type Runner struct {
 	// tickMu guards its maps, which the workers share.
 	tick   tickCache
 	tickMu sync.Mutex
+
+	spent Spent
+}
+
+// Spent is the wall time a runner spent in each part of its ticks, added up
+// since it was made: what `simulate` reports, to show where a run goes.
+type Spent struct {
+	Ingest, Checks, Claims, Runs, NextDue time.Duration
+}
+
+// Spent returns the wall time the runner's ticks spent so far, by part.
+func (r *Runner) Spent() Spent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spent
+}
+
+// charge adds the time since began to one part of Spent.
+func (r *Runner) charge(part *time.Duration, began time.Time) {
+	d := time.Since(began)
+	r.mu.Lock()
+	*part += d
+	r.mu.Unlock()
 }
 
 // tickCache is what a runner remembers within one tick.
@@ -185,10 +208,16 @@ type call struct {
 func (r *Runner) Tick(ctx context.Context) (int, error) {
 	r.tick = tickCache{workspaces: map[string]*workspace.Workspace{}, sequences: map[string]*sequences.Sequence{},
 		senders: map[string]*senders.Sender{}, blocked: map[deferKey]*senders.Blocked{}, blacklists: map[string]*workspace.Blacklist{}}
-	if err := r.Ingest(ctx); err != nil {
+	began := time.Now()
+	err := r.Ingest(ctx)
+	r.charge(&r.spent.Ingest, began)
+	if err != nil {
 		return 0, err
 	}
-	if err := r.Checks(ctx); err != nil {
+	began = time.Now()
+	err = r.Checks(ctx)
+	r.charge(&r.spent.Checks, began)
+	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
@@ -197,11 +226,15 @@ func (r *Runner) Tick(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		now := r.svc.clock.Now()
+		began = time.Now()
 		claimed, err := r.svc.store.Claim(ctx, now, now.Add(r.Lease), r.Batch)
+		r.charge(&r.spent.Claims, began)
 		if err != nil {
 			return n, err
 		}
+		began = time.Now()
 		ran, err := r.runBatch(ctx, claimed)
+		r.charge(&r.spent.Runs, began)
 		n += ran
 		if err != nil {
 			return n, err
@@ -271,6 +304,7 @@ func (r *Runner) Run(ctx context.Context, interval time.Duration) {
 // NextDue returns when the runner next has something to do: the earliest
 // due enrollment or inbound event. For simulated time.
 func (r *Runner) NextDue(ctx context.Context) (time.Time, bool, error) {
+	defer r.charge(&r.spent.NextDue, time.Now())
 	t, ok, err := r.svc.store.NextDue(ctx, r.svc.clock.Now())
 	if err != nil {
 		return t, ok, err

@@ -58,7 +58,7 @@ type Senders interface {
 	Budgets(ctx context.Context, p apikit.Principal, id string) (*senders.Budgets, error)
 	Sender(ctx context.Context, id string) (*senders.Sender, error)
 	Every(ctx context.Context) ([]senders.Sender, error)
-	Recheck(ctx context.Context, s *senders.Sender) error
+	RecheckAll(ctx context.Context, ss []*senders.Sender) error
 	Once(ctx context.Context, s *senders.Sender, key string, t time.Time) (bool, error)
 }
 

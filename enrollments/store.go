@@ -241,6 +241,51 @@ func (b *BunStore) LiveLoad(ctx context.Context, senderIDs []string) (map[string
 	return out, err
 }
 
+// budgetWaits are the waits of due work on a sender's spent budget.
+var budgetWaits = []string{"daily_cap_reached", "weekly_invite_cap_reached", "warmup_limit"}
+
+// WaitingOnBudget returns, for each of the senders that has any, how many
+// active enrollments wait for its spent budget.
+func (b *BunStore) WaitingOnBudget(ctx context.Context, senderIDs []string) (map[string]int, error) {
+	out := map[string]int{}
+	err := chunks(senderIDs, func(part []string) error {
+		var rows []struct {
+			SenderID string `bun:"waiting_sender_id"`
+			N        int    `bun:"n"`
+		}
+		err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("waiting_sender_id").ColumnExpr("count(*) AS n").
+			Where("e.waiting_sender_id IN (?) AND e.status = 'active' AND e.waiting_for IN (?)", bun.In(part), bun.In(budgetWaits)).
+			Group("waiting_sender_id").Scan(ctx, &rows)
+		for _, r := range rows {
+			out[r.SenderID] = r.N
+		}
+		return err
+	})
+	return out, err
+}
+
+// LastActionAt returns when each of the sequences that has recorded an
+// action recorded its latest, each through the index of its actions.
+func (b *BunStore) LastActionAt(ctx context.Context, sequenceIDs []string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	err := chunks(sequenceIDs, func(part []string) error {
+		var rows []struct {
+			ID   string     `bun:"id"`
+			Last *time.Time `bun:"last"`
+		}
+		err := b.idb(ctx).NewSelect().TableExpr("sequences AS q").Column("q.id").
+			ColumnExpr("(SELECT max(a.created_at) FROM actions AS a WHERE a.sequence_id = q.id) AS last").
+			Where("q.id IN (?)", bun.In(part)).Scan(ctx, &rows)
+		for _, r := range rows {
+			if r.Last != nil {
+				out[r.ID] = *r.Last
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
 // List returns one page of the workspace's enrollments, newest first.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Enrollment, int, error) {
 	var out []Enrollment
@@ -345,9 +390,23 @@ func (b *BunStore) Wake(ctx context.Context, workspaceID, leadID, reason string,
 	return err
 }
 
-// InsertAction records an action about to be sent.
-// Prepared once per connection: the runner writes one at every action.
+// InsertAction records an action about to go out. Inside a transaction
+// the action is written with the transaction's others, in one statement
+// just before the commit (db.Later): the runner writes one per step, and
+// reads none of them back before the commit.
 func (b *BunStore) InsertAction(ctx context.Context, a *ActionRecord) error {
+	if db.Later(ctx, "actions", *a, b.insertActions) {
+		return nil
+	}
+	return b.insertActions(ctx, []ActionRecord{*a})
+}
+
+func (b *BunStore) insertActions(ctx context.Context, as []ActionRecord) error {
+	if len(as) > 1 {
+		_, err := b.idb(ctx).NewInsert().Model(&as).Exec(ctx)
+		return err
+	}
+	a := &as[0]
 	return b.db.ExecPrepared(ctx, `INSERT INTO actions (id, workspace_id, enrollment_id, sequence_id, step_id, attempt, sender_id, lead_id,
 		action, idem_key, status, with_note, day, error_code, created_at, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.WorkspaceID, a.EnrollmentID, a.SequenceID, a.StepID, a.Attempt, a.SenderID, a.LeadID,
@@ -355,10 +414,41 @@ func (b *BunStore) InsertAction(ctx context.Context, a *ActionRecord) error {
 }
 
 // SaveAction writes a's outcome: its status, done_at and error_code, the
-// only fields that change after InsertAction.
+// only fields that change after InsertAction. Inside a transaction it is
+// written with the transaction's other outcomes just before the commit, as
+// InsertAction writes actions.
 func (b *BunStore) SaveAction(ctx context.Context, a *ActionRecord) error {
-	return b.db.ExecPrepared(ctx, `UPDATE actions SET status = ?, done_at = ?, error_code = ? WHERE id = ?`,
-		a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode, a.ID)
+	if db.Later(ctx, "actions outcome", *a, b.saveActions) {
+		return nil
+	}
+	return b.saveActions(ctx, []ActionRecord{*a})
+}
+
+func (b *BunStore) saveActions(ctx context.Context, as []ActionRecord) error {
+	if len(as) == 1 {
+		a := &as[0]
+		return b.db.ExecPrepared(ctx, `UPDATE actions SET status = ?, done_at = ?, error_code = ? WHERE id = ?`,
+			a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode, a.ID)
+	}
+	// One UPDATE from a VALUES list, whose columns both engines name
+	// column1, column2, …; the first row's casts type them on Postgres.
+	var sb strings.Builder
+	args := make([]any, 0, 4*len(as))
+	sb.WriteString("UPDATE actions SET status = v.column2, done_at = v.column3, error_code = v.column4 FROM (VALUES ")
+	for i, a := range as {
+		switch {
+		case i > 0:
+			sb.WriteString(", (?, ?, ?, ?)")
+		case b.db.Engine == db.Postgres:
+			sb.WriteString("(?::uuid, ?, ?::timestamptz, ?::text)")
+		default:
+			sb.WriteString("(?, ?, ?, ?)")
+		}
+		args = append(args, a.ID, a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode)
+	}
+	sb.WriteString(") AS v WHERE actions.id = v.column1")
+	_, err := b.idb(ctx).ExecContext(ctx, sb.String(), args...)
+	return err
 }
 
 // DeleteAction removes an action that was never performed.

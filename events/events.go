@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,7 +88,9 @@ func (l *Log) OnEmit(fn func(ctx context.Context, evs []Event) error) {
 // NewLog returns the log on d.
 func NewLog(d *db.DB, clock apikit.Clock) *Log { return &Log{db: d, clock: clock} }
 
-// Emit appends e, inside the transaction ctx carries when there is one. The
+// Emit appends e, inside the transaction ctx carries when there is one
+// (written there with the transaction's other events just before its
+// commit, so that a read in the same transaction does not see it yet). The
 // id and time are set here; the actor (member and key) comes from the
 // principal in ctx, so audit entries name the member a key acts as.
 func (l *Log) Emit(ctx context.Context, e Event) error {
@@ -128,6 +131,27 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 		}
 		with = append(with, sts...)
 	}
+	// Inside a transaction the events are written with the transaction's
+	// others, and their hooks run on all of them, just before the commit.
+	if db.Later(ctx, "events", evs, l.writeQueued) {
+		for _, st := range with {
+			if err := l.db.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return l.write(ctx, evs, with)
+}
+
+// writeQueued writes the events a transaction queued, before its commit.
+func (l *Log) writeQueued(ctx context.Context, queued [][]Event) error {
+	return l.write(ctx, slices.Concat(queued...), nil)
+}
+
+// write inserts evs, the statements of with riding along on Postgres, and
+// runs the hooks on them.
+func (l *Log) write(ctx context.Context, evs []Event, with []Statement) error {
 	idb := l.db.IDB(ctx)
 	rest := evs
 	if len(evs) == 1 && (l.db.Engine == db.SQLite || allPrepared(with)) {

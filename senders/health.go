@@ -102,7 +102,7 @@ func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message strin
 			s.LastError = &message
 		}
 		s.HealthReasons = reasons
-		return svc.recheck(ctx, s, now)
+		return svc.recheck(ctx, []*Sender{s}, now, true)
 	})
 }
 
@@ -113,58 +113,92 @@ func isSignal(code string) bool {
 // Recheck withdraws s's stale invitations and recomputes its health from
 // its signals and its numbers, writing an event when the state changes.
 func (svc *Service) Recheck(ctx context.Context, s *Sender) error {
+	return svc.RecheckAll(ctx, []*Sender{s})
+}
+
+// RecheckAll rechecks every sender of ss as Recheck does one, in the
+// transaction ctx carries or its own, with a few statements for all of
+// them: the runner's hourly checks.
+func (svc *Service) RecheckAll(ctx context.Context, ss []*Sender) error {
 	return svc.db.InTx(ctx, func(ctx context.Context) error {
-		return svc.recheck(ctx, s, svc.clock.Now())
+		return svc.recheck(ctx, ss, svc.clock.Now(), false)
 	})
 }
 
-func (svc *Service) recheck(ctx context.Context, s *Sender, now time.Time) error {
-	if s.Channel == LinkedIn {
-		n, err := svc.store.WithdrawStale(ctx, s.ID, now.Add(-InviteStale), now)
-		if err != nil {
-			return err
+// recheck recomputes the health of ss at now. A sender whose reasons did
+// not change gets only its check time written, unless save asks for the
+// whole sender to be saved (its caller changed more).
+func (svc *Service) recheck(ctx context.Context, ss []*Sender, now time.Time, save bool) error {
+	var linkedin []string
+	for _, s := range ss {
+		if s.Channel == LinkedIn {
+			linkedin = append(linkedin, s.ID)
 		}
-		if n > 0 {
-			if err := svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventInvitationsWithdrawn,
-				Data: map[string]any{"sender_id": s.ID, "withdrawn": n, "older_than_days": int(InviteStale.Hours() / 24)}}}); err != nil {
-				return err
+	}
+	withdrawn, err := svc.store.WithdrawStale(ctx, linkedin, now.Add(-InviteStale), now)
+	if err != nil {
+		return err
+	}
+	stats, err := svc.store.InvitationStats(ctx, linkedin, now.Add(-InviteSettle), AcceptanceSample)
+	if err != nil {
+		return err
+	}
+	var evs []events.Event
+	var unchanged []string
+	for _, s := range ss {
+		if n := withdrawn[s.ID]; n > 0 {
+			evs = append(evs, events.Event{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventInvitationsWithdrawn,
+				Data: map[string]any{"sender_id": s.ID, "withdrawn": n, "older_than_days": int(InviteStale.Hours() / 24)}})
+		}
+		// Signals that lapsed are dropped; rules on numbers are recomputed.
+		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
+			return !isSignal(r.Code) || (r.Until != nil && !r.Until.After(now))
+		})
+		if s.Channel == LinkedIn {
+			st := stats[s.ID]
+			if st.Sent >= MinAcceptanceSample && float64(st.Accepted) < LowAcceptance*float64(st.Sent) {
+				reasons = append(reasons, HealthReason{Code: "low_acceptance",
+					Message: fmt.Sprintf("Only %d of the latest %d settled invitations were accepted (below 20%%); LinkedIn restricts accounts whose invitations are ignored.", st.Accepted, st.Sent)})
+			}
+			if st.Pending > MaxPending {
+				reasons = append(reasons, HealthReason{Code: "too_many_pending",
+					Message: fmt.Sprintf("%d invitations are pending (more than %d); LinkedIn restricts accounts with many unanswered invitations.", st.Pending, MaxPending)})
 			}
 		}
-	}
-	// Signals that lapsed are dropped; rules on numbers are recomputed.
-	reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
-		return !isSignal(r.Code) || (r.Until != nil && !r.Until.After(now))
-	})
-	if s.Channel == LinkedIn {
-		sent, accepted, pending, err := svc.store.InvitationStats(ctx, s.ID, now.Add(-InviteSettle), AcceptanceSample)
-		if err != nil {
-			return err
+		changed := save || !slices.EqualFunc(reasons, s.HealthReasons, sameReason)
+		before := s.Health
+		s.HealthReasons = reasons
+		s.Health = stateOf(reasons)
+		s.HealthCheckedAt = &now
+		if s.Health != before {
+			changed = true
+			s.UpdatedAt = now
+			codes := []string{}
+			for _, r := range reasons {
+				codes = append(codes, r.Code)
+			}
+			evs = append(evs, events.Event{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventHealthChanged,
+				Data: map[string]any{"sender_id": s.ID, "from": string(before), "to": string(s.Health), "reasons": codes}})
 		}
-		if sent >= MinAcceptanceSample && float64(accepted) < LowAcceptance*float64(sent) {
-			reasons = append(reasons, HealthReason{Code: "low_acceptance",
-				Message: fmt.Sprintf("Only %d of the latest %d settled invitations were accepted (below 20%%); LinkedIn restricts accounts whose invitations are ignored.", accepted, sent)})
+		if !changed {
+			unchanged = append(unchanged, s.ID)
+			continue
 		}
-		if pending > MaxPending {
-			reasons = append(reasons, HealthReason{Code: "too_many_pending",
-				Message: fmt.Sprintf("%d invitations are pending (more than %d); LinkedIn restricts accounts with many unanswered invitations.", pending, MaxPending)})
-		}
-	}
-	before := s.Health
-	s.HealthReasons = reasons
-	s.Health = stateOf(reasons)
-	s.HealthCheckedAt = &now
-	if s.Health != before {
-		s.UpdatedAt = now
-		codes := []string{}
-		for _, r := range reasons {
-			codes = append(codes, r.Code)
-		}
-		if err := svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventHealthChanged,
-			Data: map[string]any{"sender_id": s.ID, "from": string(before), "to": string(s.Health), "reasons": codes}}}); err != nil {
+		if err := svc.store.Save(ctx, s, false); err != nil {
 			return err
 		}
 	}
-	return svc.store.Save(ctx, s, false)
+	if len(evs) > 0 {
+		if err := svc.log.EmitMany(ctx, evs); err != nil {
+			return err
+		}
+	}
+	return svc.store.MarkChecked(ctx, unchanged, now)
+}
+
+func sameReason(a, b HealthReason) bool {
+	return a.Code == b.Code && a.Message == b.Message &&
+		(a.Until == nil) == (b.Until == nil) && (a.Until == nil || a.Until.Equal(*b.Until))
 }
 
 // health builds the health view of s.
@@ -174,15 +208,16 @@ func (svc *Service) health(ctx context.Context, s *Sender) (*HealthView, error) 
 		v.Reasons = []HealthReason{}
 	}
 	if s.Channel == LinkedIn {
-		sent, accepted, pending, err := svc.store.InvitationStats(ctx, s.ID, svc.clock.Now().Add(-InviteSettle), AcceptanceSample)
+		stats, err := svc.store.InvitationStats(ctx, []string{s.ID}, svc.clock.Now().Add(-InviteSettle), AcceptanceSample)
 		if err != nil {
 			return nil, err
 		}
-		if sent > 0 {
-			r := float64(accepted) / float64(sent)
+		st := stats[s.ID]
+		if st.Sent > 0 {
+			r := float64(st.Accepted) / float64(st.Sent)
 			v.AcceptanceRate = &r
 		}
-		v.PendingInvitations = pending
+		v.PendingInvitations = st.Pending
 	}
 	return v, nil
 }

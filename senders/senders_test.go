@@ -2,6 +2,7 @@ package senders_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,19 @@ func (b *bundle) apply(t *testing.T, specs ...senders.Spec) *senders.Sender {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// leads inserts n bare leads into the workspace.
+func (b *bundle) leads(t *testing.T, n int) []leads.Lead {
+	t.Helper()
+	var ls []leads.Lead
+	for range n {
+		ls = append(ls, leads.Lead{ID: apikit.NewID(), WorkspaceID: b.ws.ID, Custom: map[string]any{}, CreatedAt: b.clock.Now(), UpdatedAt: b.clock.Now()})
+	}
+	if _, err := b.db.NewInsert().Model(&ls).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return ls
 }
 
 func TestApplySenders(t *testing.T) {
@@ -296,12 +310,7 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 		b := setup(t, d, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 		ctx := context.Background()
 		s := b.apply(t, senders.Spec{Name: "anna", Channel: senders.LinkedIn})
-		var ls []leads.Lead
-		for range 510 {
-			ls = append(ls, leads.Lead{ID: apikit.NewID(), WorkspaceID: b.ws.ID, Custom: map[string]any{}, CreatedAt: b.clock.Now(), UpdatedAt: b.clock.Now()})
-		}
-		_, err := d.NewInsert().Model(&ls).Exec(ctx)
-		is.NoErr(err)
+		ls := b.leads(t, 510)
 		// 60 invitations on day 0, 6 accepted: 10%.
 		for i := range 60 {
 			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false))
@@ -342,5 +351,75 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 		var withdrawn []map[string]any
 		is.NoErr(d.NewSelect().Table("events").Column("data").Where("kind = ?", senders.EventInvitationsWithdrawn).Scan(ctx, &withdrawn))
 		is.Equal(len(withdrawn), 1)
+	})
+}
+
+// TestRecheckAllJudgesEachSender rechecks several senders together, as the
+// runner's hourly checks do: each gets its own numbers, its own events and
+// its check time, and a sender whose health did not change is not saved
+// whole.
+func TestRecheckAllJudgesEachSender(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		anna := b.apply(t, senders.Spec{Name: "anna", Channel: senders.LinkedIn})
+		ben := b.apply(t, senders.Spec{Name: "ben", Channel: senders.LinkedIn})
+		mail := b.apply(t, senders.Spec{Name: "mail", Channel: senders.Email, Address: "mail@acme.test"})
+		ls := b.leads(t, 60)
+		// anna: 60 invitations, 6 accepted; ben: 60, all accepted.
+		for i := range 60 {
+			is.NoErr(b.svc.RecordInvite(ctx, anna, ls[i].ID, false))
+			is.NoErr(b.svc.RecordInvite(ctx, ben, ls[i].ID, false))
+		}
+		b.clock.Advance(48 * time.Hour)
+		for i := range 60 {
+			if i < 6 {
+				_, err := b.svc.InviteAccepted(ctx, anna, ls[i].ID)
+				is.NoErr(err)
+			}
+			_, err := b.svc.InviteAccepted(ctx, ben, ls[i].ID)
+			is.NoErr(err)
+		}
+		b.clock.Advance(6 * 24 * time.Hour)
+		all := []*senders.Sender{anna, ben, mail}
+		is.NoErr(b.svc.RecheckAll(ctx, all))
+		is.Equal(anna.Health, senders.Warning)
+		is.Equal(ben.Health, senders.Healthy)
+		is.Equal(mail.Health, senders.Healthy)
+		checked := func(when time.Time) {
+			t.Helper()
+			for _, s := range all {
+				h, err := b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
+				is.NoErr(err)
+				is.True(h.CheckedAt != nil && h.CheckedAt.Equal(when)) // every sender's check time is written
+				is.Equal(h.State, s.Health)
+			}
+		}
+		checked(b.clock.Now())
+		changes := func() int {
+			n, err := d.NewSelect().Table("events").Where("kind = ?", senders.EventHealthChanged).Count(ctx)
+			is.NoErr(err)
+			return int(n)
+		}
+		is.Equal(changes(), 1) // anna's warning only
+
+		// An hour later nothing changed: only the check times move.
+		b.clock.Advance(time.Hour)
+		is.NoErr(b.svc.RecheckAll(ctx, []*senders.Sender{anna, ben, mail}))
+		checked(b.clock.Now())
+		is.Equal(changes(), 1)
+
+		// After 21 days anna's 54 pending invitations are withdrawn; ben had
+		// none pending.
+		b.clock.Advance(14 * 24 * time.Hour)
+		is.NoErr(b.svc.RecheckAll(ctx, all))
+		var withdrawn []string
+		is.NoErr(d.NewSelect().Table("events").Column("data").Where("kind = ?", senders.EventInvitationsWithdrawn).Scan(ctx, &withdrawn))
+		is.Equal(len(withdrawn), 1)
+		var data map[string]any
+		is.NoErr(json.Unmarshal([]byte(withdrawn[0]), &data))
+		is.Equal(data["sender_id"], anna.ID)
+		is.Equal(data["withdrawn"], float64(54))
 	})
 }

@@ -2,6 +2,8 @@ package senders
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -22,9 +24,21 @@ type Store interface {
 	GiveBack(ctx context.Context, senderID, day, key string) error
 	InsertInvitation(ctx context.Context, inv *Invitation) error
 	AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (*time.Time, error)
-	InvitationStats(ctx context.Context, senderID string, sentBefore time.Time, last int) (sent, accepted, pending int, err error)
-	WithdrawStale(ctx context.Context, senderID string, sentBefore, at time.Time) (int, error)
+	InvitationStats(ctx context.Context, senderIDs []string, sentBefore time.Time, last int) (map[string]InvitationStats, error)
+	WithdrawStale(ctx context.Context, senderIDs []string, sentBefore, at time.Time) (map[string]int, error)
+	MarkChecked(ctx context.Context, senderIDs []string, at time.Time) error
 }
+
+// InvitationStats is what a sender's health reads of its invitations: over
+// its latest settled ones, how many were sent and accepted, and how many of
+// all are pending.
+type InvitationStats struct {
+	Sent, Accepted, Pending int
+}
+
+// statsChunk is how many senders one statement of InvitationStats or
+// WithdrawStale covers.
+const statsChunk = 100
 
 // Filter narrows a list of senders.
 type Filter struct {
@@ -173,31 +187,82 @@ func (b *BunStore) AcceptInvitation(ctx context.Context, senderID, leadID string
 	return &sent[0], nil
 }
 
-// InvitationStats counts, over the sender's last invitations sent before
-// sentBefore (at most last of them), how many were sent and accepted; and
-// how many of all its invitations are pending now.
-func (b *BunStore) InvitationStats(ctx context.Context, senderID string, sentBefore time.Time, last int) (sent, accepted, pending int, err error) {
+// InvitationStats counts, for each of the senders, over its last
+// invitations sent before sentBefore (at most last of them), how many were
+// sent and accepted; and how many of all its invitations are pending now.
+// A few statements serve all the senders, each sender's part through its
+// indexes.
+func (b *BunStore) InvitationStats(ctx context.Context, senderIDs []string, sentBefore time.Time, last int) (map[string]InvitationStats, error) {
 	idb := b.db.IDB(ctx)
-	recent := idb.NewSelect().Model((*Invitation)(nil)).Column("accepted_at").
-		Where("sender_id = ? AND sent_at < ?", senderID, sentBefore).OrderExpr("sent_at DESC").Limit(int64(last))
-	err = idb.NewSelect().TableExpr("(?) AS r", recent).
-		ColumnExpr("count(*)").ColumnExpr("count(r.accepted_at)").Scan(ctx, &sent, &accepted)
-	if err != nil {
-		return 0, 0, 0, err
+	out := make(map[string]InvitationStats, len(senderIDs))
+	for part := range slices.Chunk(senderIDs, statsChunk) {
+		var sample []struct {
+			SenderID string `bun:"sender_id"`
+			Sent     int    `bun:"sent"`
+			Accepted int    `bun:"accepted"`
+		}
+		// One branch per sender: each reads only the sender's latest
+		// invitations, by its index, however many it sent before.
+		var q strings.Builder
+		args := make([]any, 0, 3*len(part))
+		for i, id := range part {
+			if i > 0 {
+				q.WriteString(" UNION ALL ")
+			}
+			q.WriteString(`SELECT ? AS sender_id, count(*) AS sent, count(r.accepted_at) AS accepted FROM (SELECT accepted_at FROM invitations WHERE sender_id = ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`)
+			args = append(args, id, id, sentBefore, last)
+		}
+		if err := idb.NewRaw(q.String(), args...).Scan(ctx, &sample); err != nil {
+			return nil, err
+		}
+		for _, r := range sample {
+			out[r.SenderID] = InvitationStats{Sent: r.Sent, Accepted: r.Accepted}
+		}
+		var pending []struct {
+			SenderID string `bun:"sender_id"`
+			N        int    `bun:"n"`
+		}
+		if err := idb.NewSelect().Model((*Invitation)(nil)).Column("sender_id").ColumnExpr("count(*) AS n").
+			Where("sender_id IN (?) AND accepted_at IS NULL AND withdrawn_at IS NULL", bun.In(part)).
+			Group("sender_id").Scan(ctx, &pending); err != nil {
+			return nil, err
+		}
+		for _, r := range pending {
+			st := out[r.SenderID]
+			st.Pending = r.N
+			out[r.SenderID] = st
+		}
 	}
-	n, err := idb.NewSelect().Model((*Invitation)(nil)).
-		Where("sender_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID).Count(ctx)
-	return sent, accepted, int(n), err
+	return out, nil
 }
 
-// WithdrawStale marks the sender's pending invitations sent before
-// sentBefore withdrawn, and returns how many.
-func (b *BunStore) WithdrawStale(ctx context.Context, senderID string, sentBefore, at time.Time) (int, error) {
-	res, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("withdrawn_at = ?", at).
-		Where("sender_id = ? AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, sentBefore).Exec(ctx)
-	if err != nil {
-		return 0, err
+// WithdrawStale marks the senders' pending invitations sent before
+// sentBefore withdrawn, and returns how many it withdrew of each sender
+// that had any.
+func (b *BunStore) WithdrawStale(ctx context.Context, senderIDs []string, sentBefore, at time.Time) (map[string]int, error) {
+	out := map[string]int{}
+	for part := range slices.Chunk(senderIDs, statsChunk) {
+		var ids []string
+		if _, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("withdrawn_at = ?", at).
+			Where("sender_id IN (?) AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL", bun.In(part), sentBefore).
+			Returning("sender_id").Exec(ctx, &ids); err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			out[id]++
+		}
 	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return out, nil
+}
+
+// MarkChecked records that the senders' health was computed at at, for
+// senders whose health did not change.
+func (b *BunStore) MarkChecked(ctx context.Context, senderIDs []string, at time.Time) error {
+	for part := range slices.Chunk(senderIDs, statsChunk) {
+		if _, err := b.db.IDB(ctx).NewUpdate().Model((*Sender)(nil)).Set("health_checked_at = ?", at).
+			Where("id IN (?)", bun.In(part)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -75,11 +75,14 @@ type Result struct {
 // enrolling them, and running the simulated days.
 type Phases struct {
 	Leads, Enroll, Run time.Duration
+	// Runner splits Run by the runner's parts.
+	Runner enrollments.Spent
 }
 
 func (p Phases) String() string {
 	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
-	return fmt.Sprintf("leads %s, enrolment %s, runner %s", r(p.Leads), r(p.Enroll), r(p.Run))
+	return fmt.Sprintf("leads %s, enrolment %s, runner %s (checks %s, steps %s, claims %s, next due %s, inbound %s)",
+		r(p.Leads), r(p.Enroll), r(p.Run), r(p.Runner.Checks), r(p.Runner.Runs), r(p.Runner.Claims), r(p.Runner.NextDue), r(p.Runner.Ingest))
 }
 
 // Run runs the simulation.
@@ -231,6 +234,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	phases.Run = time.Since(began)
+	phases.Runner = runner.Spent()
 	res.Phases = phases
 	clock.Set(end)
 	res.Performed = net.Performed()
@@ -471,8 +475,9 @@ func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\nSimulated %s to %s: %d actions in %d runner steps.\n\nActions per day (sender's local day):\n",
+	fmt.Fprintf(w, "\nSimulated %s to %s: %d actions in %d runner steps.\n",
 		res.Start.Format(time.RFC3339), res.End.Format(time.RFC3339), res.Actions, res.Runs)
+	fmt.Fprintf(w, "Wall time: %s.\n\nActions per day (sender's local day):\n", res.Phases)
 	header("day")
 	days := slices.Sorted(func(yield func(string) bool) {
 		for k := range perDay {

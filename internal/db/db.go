@@ -351,6 +351,50 @@ func BeforeCommit(ctx context.Context, key string, fn func(ctx context.Context) 
 	return true
 }
 
+// Later queues item under key in the transaction ctx carries, for flush to
+// write together with every item queued under key, in one go, just before
+// the commit (see BeforeCommit): the rows a transaction writes one by one,
+// such as the runner's actions and events, then cost a statement or a few
+// instead of one each. It reports whether ctx carries a transaction; when
+// it does not, nothing is queued and the caller writes at once.
+//
+// A queued write is seen by no read of the transaction before the commit:
+// queue only rows the transaction does not read again. Queued writes run
+// before the counters' hooks (their keys sort first), so that those still
+// hold their hot rows for the commit alone.
+func Later[T any](ctx context.Context, key string, item T, flush func(ctx context.Context, items []T) error) bool {
+	memo := TxMemo(ctx)
+	if memo == nil {
+		return false
+	}
+	key = laterPrefix + key
+	v, _ := memo.LoadOrStore(key, &queued[T]{})
+	q := v.(*queued[T])
+	q.mu.Lock()
+	q.items = append(q.items, item)
+	q.mu.Unlock()
+	BeforeCommit(ctx, key, func(ctx context.Context) error {
+		q.mu.Lock()
+		items := q.items
+		q.items = nil
+		q.mu.Unlock()
+		if len(items) == 0 {
+			return nil
+		}
+		return flush(ctx, items)
+	})
+	return true
+}
+
+// laterPrefix sorts the hooks of Later before every other hook key, which
+// start with a letter.
+const laterPrefix = "0 later:"
+
+type queued[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
 // IsRetryable reports whether err is a Postgres deadlock or serialization
 // failure: the transaction was rolled back and may simply run again.
 func IsRetryable(err error) bool {

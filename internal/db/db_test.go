@@ -228,6 +228,67 @@ func TestBeforeCommit(t *testing.T) {
 	})
 }
 
+// TestLater queues rows in a transaction and finds them written together,
+// once, before the other hooks and before the commit; a rollback writes
+// none, and outside a transaction nothing is queued.
+func TestLater(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		probeTable(t, d, "later_probe")
+		count := func() (n int) {
+			is.NoErr(d.NewRaw("SELECT count(*) FROM later_probe").Scan(ctx, &n))
+			return n
+		}
+		var flushes [][]string
+		var order []string
+		flush := func(ctx context.Context, ks []string) error {
+			flushes = append(flushes, ks)
+			order = append(order, "later")
+			for _, k := range ks {
+				if _, err := d.IDB(ctx).ExecContext(ctx, "INSERT INTO later_probe (k, v) VALUES (?, 1)", k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		is.True(!db.Later(ctx, "probe", "outside", flush))
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			db.BeforeCommit(ctx, "counters", func(ctx context.Context) error {
+				order = append(order, "counters")
+				return nil
+			})
+			for _, k := range []string{"a", "b", "c"} {
+				is.True(db.Later(ctx, "probe", k, flush))
+			}
+			is.Equal(count(), 0) // not written before the commit
+			return nil
+		}))
+		is.Equal(flushes, [][]string{{"a", "b", "c"}})
+		is.Equal(order, []string{"later", "counters"})
+		is.Equal(count(), 3)
+
+		// A transaction that fails writes nothing it queued.
+		boom := apikit.Invalid("boom", "")
+		err := d.InTx(ctx, func(ctx context.Context) error {
+			db.Later(ctx, "probe", "d", flush)
+			return boom
+		})
+		is.True(errors.Is(err, boom))
+		is.Equal(count(), 3)
+		is.Equal(len(flushes), 1)
+
+		// A queued row that cannot be written fails the transaction.
+		err = d.InTx(ctx, func(ctx context.Context) error {
+			db.Later(ctx, "probe", "e", flush)
+			db.Later(ctx, "probe", "a", flush) // taken
+			return nil
+		})
+		is.True(err != nil)
+		is.Equal(count(), 3)
+	})
+}
+
 func TestIsRetryable(t *testing.T) {
 	is := is.New(t)
 	is.True(db.IsRetryable(fmt.Errorf("update: %w", &pgconn.PgError{Code: "40P01"})))
