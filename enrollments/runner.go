@@ -1,10 +1,10 @@
 package enrollments
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"slices"
 	"strings"
@@ -246,20 +246,12 @@ func (r *Runner) Tick(ctx context.Context) (int, error) {
 }
 
 // runBatch runs claimed enrollments and returns how many it ran. With more
-// than one worker, each worker takes the enrollments of some senders, so
-// that a sender's budget rows are written by one worker at a time.
+// than one worker, each worker takes the enrollments of some senders (see
+// partition), so that a sender's budget rows are written by one worker at
+// a time.
 func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error) {
 	workers := max(min(r.Workers, len(claimed)), 1)
-	parts := make([][]Enrollment, workers)
-	for _, c := range claimed {
-		w := 0
-		if workers > 1 {
-			h := fnv.New32a()
-			h.Write([]byte(deref(c.SenderID)))
-			w = int(h.Sum32() % uint32(workers))
-		}
-		parts[w] = append(parts[w], c)
-	}
+	parts := partition(claimed, workers)
 	size := max(r.Group, 1)
 	var n atomic.Int64
 	run := func(part []Enrollment) error {
@@ -283,6 +275,70 @@ func (r *Runner) runBatch(ctx context.Context, claimed []Enrollment) (int, error
 	}
 	wg.Wait()
 	return int(n.Load()), errors.Join(errs...)
+}
+
+// partition splits claimed enrollments between workers so that no two
+// workers use the same sender: an enrollment uses its LinkedIn sender and
+// its email sender, so senders that share an enrollment go to one worker
+// together (the connected groups of senders), the largest groups first,
+// each to the worker with the fewest enrollments yet. Otherwise two
+// workers would queue on a shared mailbox's budget row, each holding it
+// until its transaction commits. Each worker keeps the claimed order.
+func partition(claimed []Enrollment, workers int) [][]Enrollment {
+	parts := make([][]Enrollment, workers)
+	if workers == 1 {
+		parts[0] = claimed
+		return parts
+	}
+	parent := map[string]string{}
+	var find func(x string) string
+	find = func(x string) string {
+		p, ok := parent[x]
+		if !ok || p == x {
+			parent[x] = x
+			return x
+		}
+		root := find(p)
+		parent[x] = root
+		return root
+	}
+	for _, c := range claimed {
+		if c.SenderID == nil || c.EmailSenderID == nil {
+			continue
+		}
+		a, b := find(*c.SenderID), find(*c.EmailSenderID)
+		if a != b {
+			parent[max(a, b)] = min(a, b)
+		}
+	}
+	var roots []string
+	members := map[string][]int{}
+	for i, c := range claimed {
+		root := find(deref(c.SenderID))
+		if _, seen := members[root]; !seen {
+			roots = append(roots, root)
+		}
+		members[root] = append(members[root], i)
+	}
+	slices.SortStableFunc(roots, func(a, b string) int { return cmp.Compare(len(members[b]), len(members[a])) })
+	owner := make([]int, len(claimed))
+	load := make([]int, workers)
+	for _, root := range roots {
+		w := 0
+		for i := range load {
+			if load[i] < load[w] {
+				w = i
+			}
+		}
+		for _, i := range members[root] {
+			owner[i] = w
+		}
+		load[w] += len(members[root])
+	}
+	for i, c := range claimed {
+		parts[owner[i]] = append(parts[owner[i]], c)
+	}
+	return parts
 }
 
 // Run ticks every interval until ctx ends.

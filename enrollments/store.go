@@ -318,7 +318,7 @@ func (b *BunStore) ForLead(ctx context.Context, workspaceID, leadID string) ([]E
 }
 
 // Claim leases up to limit due enrollments until leaseUntil and returns
-// them (workspace, id and sender). On Postgres, rows other runners hold are
+// them (workspace, id and senders). On Postgres, rows other runners hold are
 // skipped; on SQLite the claim is one write in the single-writer queue.
 func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Enrollment, error) {
 	lock := ""
@@ -326,23 +326,14 @@ func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit i
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var out []Enrollment
-	err := b.db.InTx(ctx, func(ctx context.Context) error {
-		rows, err := b.idb(ctx).QueryContext(ctx, `UPDATE enrollments SET lease_until = ? WHERE id IN (
+	// A lease lost in a crash only lets the enrollment be claimed again:
+	// the claim commits without waiting for the disk.
+	err := b.db.InTxNoFlush(ctx, func(ctx context.Context) error {
+		return b.db.SelectPrepared(ctx, &out, `UPDATE enrollments SET lease_until = ? WHERE id IN (
 			SELECT id FROM enrollments WHERE status = 'active' AND NOT held AND next_run_at <= ?
 			  AND (lease_until IS NULL OR lease_until <= ?)
-			ORDER BY next_run_at LIMIT ?`+lock+`) RETURNING workspace_id, id, sender_id`, leaseUntil, now, now, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var e Enrollment
-			if err := rows.Scan(&e.WorkspaceID, &e.ID, &e.SenderID); err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
+			ORDER BY next_run_at LIMIT ?`+lock+`) RETURNING workspace_id, id, sender_id, email_sender_id`,
+			b.db.TimeArg(&leaseUntil), b.db.TimeArg(&now), b.db.TimeArg(&now), limit)
 	})
 	return out, err
 }

@@ -27,10 +27,16 @@ type Rates struct {
 	Reply     float64 // a message, InMail or email is answered
 	AutoReply float64 // share of answers that are out-of-office replies
 	Bounce    float64 // an email bounces
+	// Sync is how often the providers report what happened: an acceptance,
+	// a reply, a bounce or a booking reaches leadline at the first sync
+	// after it happened, as outreach tools learn of new connections and
+	// messages by polling the account. Zero reports each at once.
+	Sync time.Duration
 }
 
-// DefaultRates are plausible outreach numbers.
-var DefaultRates = Rates{Accept: 0.35, Reply: 0.18, AutoReply: 0.15, Bounce: 0.03}
+// DefaultRates are plausible outreach numbers, with a sync every 10
+// minutes.
+var DefaultRates = Rates{Accept: 0.35, Reply: 0.18, AutoReply: 0.15, Bounce: 0.03, Sync: 10 * time.Minute}
 
 // LinkedIn's own limits, above leadline's ceilings: an account that passes
 // them is restricted.
@@ -150,6 +156,18 @@ func (n *Network) queue(in senders.Inbound) {
 	in.At = in.At.Truncate(time.Microsecond)
 	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(in.At) })
 	n.pending = slices.Insert(n.pending, i, in)
+}
+
+// synced returns when what happened at t is reported: at the first sync
+// at or after t.
+func (n *Network) synced(t time.Time) time.Time {
+	if n.rates.Sync <= 0 {
+		return t
+	}
+	if s := t.Truncate(n.rates.Sync); !s.Equal(t) {
+		return s.Add(n.rates.Sync)
+	}
+	return t
 }
 
 // chance returns a deterministic number in [0, 1) for the key and a salt.
@@ -274,7 +292,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 		}
 		if accept {
 			in := base
-			in.Kind, in.At = senders.InboundAccepted, at.Add(after)
+			in.Kind, in.At = senders.InboundAccepted, n.synced(at.Add(after))
 			n.queue(in)
 		}
 	case senders.Message, senders.InMail, senders.SendEmail:
@@ -285,7 +303,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			}
 			if bounce {
 				in := base
-				in.Kind, in.At, in.Message = senders.InboundBounce, at.Add(n.between(key, "bounce-after", time.Minute, 10*time.Minute)), "550 5.1.1 mailbox unavailable"
+				in.Kind, in.At, in.Message = senders.InboundBounce, n.synced(at.Add(n.between(key, "bounce-after", time.Minute, 10*time.Minute))), "550 5.1.1 mailbox unavailable"
 				n.queue(in)
 				return
 			}
@@ -301,7 +319,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			return
 		}
 		in := base
-		in.Kind, in.At, in.AutoReply = senders.InboundReply, at.Add(after), auto
+		in.Kind, in.At, in.AutoReply = senders.InboundReply, n.synced(at.Add(after)), auto
 		n.seq++
 		in.ProviderMessageID = fmt.Sprintf("sbx-in-%d-%d", n.seed, n.seq)
 		if auto {
@@ -315,7 +333,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			// Who answers by proposing a meeting books one.
 			if slices.Contains(bookers, body) {
 				bk := base
-				bk.Kind, bk.At = senders.InboundBooking, in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour))
+				bk.Kind, bk.At = senders.InboundBooking, n.synced(in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour)))
 				bk.BookingID = fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq)
 				bk.StartsAt = bk.At.Add(72 * time.Hour).Truncate(time.Hour)
 				n.queue(bk)

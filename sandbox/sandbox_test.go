@@ -162,3 +162,28 @@ func TestOutcomesFollowThePerson(t *testing.T) {
 	is.True(len(a) > 10)
 	is.Equal(a, b)
 }
+
+// TestOutcomesArriveAtTheSync: with a sync interval, what the outside
+// world does after an action reaches leadline at the first sync after it
+// happened, never before it happened.
+func TestOutcomesArriveAtTheSync(t *testing.T) {
+	is := is.New(t)
+	clock := apikit.NewFakeClock(monday.Add(3*time.Minute + 7*time.Second))
+	n := sandbox.New(1, clock, sandbox.Rates{Accept: 1, Sync: 10 * time.Minute})
+	s := sender()
+	s.Caps = senders.Caps{"invite": 100, "invite_week": 200}
+	n.Register(s)
+	for i := range 20 {
+		is.NoErr(invite(n, &s, fmt.Sprint("k", i), fmt.Sprint("lead-", i)))
+	}
+	at, ok := n.NextInbound()
+	is.True(ok)
+	in, err := n.Inbound(context.Background(), clock.Now().Add(5*24*time.Hour))
+	is.NoErr(err)
+	is.Equal(len(in), 20) // every invitation accepted
+	is.True(in[0].At.Equal(at))
+	for _, x := range in {
+		is.True(x.At.Equal(x.At.Truncate(10 * time.Minute))) // on a sync
+		is.True(x.At.Sub(clock.Now()) >= 2*time.Hour)        // after the drawn delay
+	}
+}
