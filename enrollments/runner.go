@@ -587,6 +587,9 @@ func (r *Runner) lead(ctx context.Context, e *Enrollment) (*leads.Lead, error) {
 // it back for a deadlock with another runner's: what fn does is read
 // afresh each time, and an action's transport call is outside it.
 func (r *Runner) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	// The runner reads each enrollment it saves once, at the start: its
+	// saves can wait for the commit.
+	ctx = context.WithValue(ctx, batchedKey{}, true)
 	for attempt := 1; ; attempt++ {
 		err := r.svc.db.InTxNoFlush(ctx, fn)
 		if err == nil || attempt == 5 || !db.IsRetryable(err) {

@@ -590,3 +590,55 @@ func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
 		e.noViolations()
 	})
 }
+
+// TestRunnerSavesWaitForTheCommit: in a runner transaction, enrollment
+// saves are written together just before the commit: an enrollment saved
+// twice keeps both saves' columns, the later value winning, and those
+// whose changed columns match are written by one statement.
+func TestRunnerSavesWaitForTheCommit(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		e.activate("Berlin CTOs")
+		var leadIDs []string
+		for i := range 3 {
+			leadIDs = append(leadIDs, e.lead(fmt.Sprintf("Saved %d", i), nil))
+		}
+		e.enrol("Berlin CTOs", leadIDs...)
+		var ids []string
+		for _, l := range leadIDs {
+			ids = append(ids, e.enrollment(l).ID)
+		}
+		later := monday.Add(50 * time.Hour)
+		ctx := enrollments.Batched(context.Background())
+		st := e.svc.Store()
+		is.NoErr(d.InTx(ctx, func(ctx context.Context) error {
+			es, err := st.ByIDsForRun(ctx, ids)
+			is.NoErr(err)
+			first, second, third := es[ids[0]], es[ids[1]], es[ids[2]]
+			reason := "test_wait"
+			first.WaitingFor = &reason
+			is.NoErr(st.Save(ctx, first))
+			first.NextRunAt, first.Attempt = &later, 3
+			is.NoErr(st.Save(ctx, first))
+			for _, x := range []*enrollments.Enrollment{second, third} {
+				x.WaitingFor = &reason
+				is.NoErr(st.Save(ctx, x))
+			}
+			// Not written yet: the transaction reads the rows as they were.
+			var waiting int
+			is.NoErr(d.IDB(ctx).NewSelect().Table("enrollments").ColumnExpr("count(*)").Where("waiting_for = ?", reason).Scan(ctx, &waiting))
+			is.Equal(waiting, 0)
+			return nil
+		}))
+		got := e.enrollment(leadIDs[0])
+		is.Equal(*got.WaitingFor, "test_wait")
+		is.True(got.NextRunAt.Equal(later))
+		is.Equal(got.Attempt, 3)
+		for _, l := range leadIDs[1:] {
+			x := e.enrollment(l)
+			is.Equal(*x.WaitingFor, "test_wait")
+			is.Equal(x.Attempt, 0)
+		}
+	})
+}

@@ -71,7 +71,8 @@ func (b *BunStore) Insert(ctx context.Context, es []Enrollment) error {
 // column of one that was not loaded. The changed columns are written by a
 // statement prepared once per connection for each set of columns: the
 // runner saves at every step, and its steps change a few sets again and
-// again.
+// again. In a runner transaction the save is queued and written with the
+// transaction's others just before its commit (see saveRows).
 func (b *BunStore) Save(ctx context.Context, e *Enrollment) error {
 	if e.loaded == nil {
 		if _, err := b.idb(ctx).NewUpdate().Model(e).WherePK().Exec(ctx); err != nil {
@@ -84,6 +85,134 @@ func (b *BunStore) Save(ctx context.Context, e *Enrollment) error {
 	if len(cols) == 0 {
 		return nil
 	}
+	if batched(ctx) && db.Later(ctx, "enrollments", savedRow{id: e.ID, cols: cols, args: args}, b.saveRows) {
+		e.remember()
+		return nil
+	}
+	if err := b.saveRow(ctx, savedRow{id: e.ID, cols: cols, args: args}); err != nil {
+		return err
+	}
+	e.remember()
+	return nil
+}
+
+// savedRow is the changed columns of one enrollment and their values.
+type savedRow struct {
+	id   string
+	cols []string
+	args []any
+}
+
+// batchedKey marks a runner transaction, whose saves of the enrollments
+// it locked are written together before its commit: it reads none of them
+// again.
+type batchedKey struct{}
+
+func batched(ctx context.Context) bool { return ctx.Value(batchedKey{}) != nil }
+
+// enrollmentTypes are the Postgres types of the columns Save writes, for
+// the first row of a VALUES list.
+var enrollmentTypes = map[string]string{
+	"sender_id": "uuid", "email_sender_id": "uuid", "waiting_sender_id": "uuid",
+	"attempt": "integer", "held": "boolean",
+	"step_started_at": "timestamptz", "next_run_at": "timestamptz", "waiting_until": "timestamptz",
+	"failed_at": "timestamptz", "ended_at": "timestamptz", "contacted_at": "timestamptz",
+	"lease_until": "timestamptz", "updated_at": "timestamptz",
+}
+
+// saveRows writes the saves a runner transaction queued: an enrollment
+// saved twice gets its columns merged, the later value winning, and the
+// enrollments whose changed columns are the same are updated by one
+// statement from a VALUES list.
+func (b *BunStore) saveRows(ctx context.Context, rows []savedRow) error {
+	merged := map[string]int{}
+	var out []savedRow
+	for _, r := range rows {
+		i, seen := merged[r.id]
+		if !seen {
+			merged[r.id] = len(out)
+			out = append(out, savedRow{id: r.id, cols: slices.Clone(r.cols), args: slices.Clone(r.args)})
+			continue
+		}
+		m := &out[i]
+		for k, c := range r.cols {
+			if j := slices.Index(m.cols, c); j >= 0 {
+				m.args[j] = r.args[k]
+			} else {
+				m.cols, m.args = append(m.cols, c), append(m.args, r.args[k])
+			}
+		}
+	}
+	bySet := map[string][]savedRow{}
+	var sets []string
+	for _, r := range out {
+		// One order of columns per set, whatever order the merge left.
+		idx := make([]int, len(r.cols))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int { return strings.Compare(r.cols[a], r.cols[b]) })
+		sorted := savedRow{id: r.id}
+		for _, i := range idx {
+			sorted.cols, sorted.args = append(sorted.cols, r.cols[i]), append(sorted.args, r.args[i])
+		}
+		key := strings.Join(sorted.cols, ",")
+		if _, ok := bySet[key]; !ok {
+			sets = append(sets, key)
+		}
+		bySet[key] = append(bySet[key], sorted)
+	}
+	for _, key := range sets {
+		group := bySet[key]
+		if len(group) == 1 {
+			if err := b.saveRow(ctx, group[0]); err != nil {
+				return err
+			}
+			continue
+		}
+		cols := group[0].cols
+		var sb strings.Builder
+		sb.WriteString("UPDATE enrollments SET ")
+		for i, c := range cols {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "%s = v.column%d", c, i+2)
+		}
+		sb.WriteString(" FROM (VALUES ")
+		args := make([]any, 0, len(group)*(len(cols)+1))
+		for n, r := range group {
+			if n > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(?")
+			if n == 0 && b.db.Engine == db.Postgres {
+				sb.WriteString("::uuid")
+			}
+			for _, c := range cols {
+				sb.WriteString(", ?")
+				if t, ok := enrollmentTypes[c]; n == 0 && b.db.Engine == db.Postgres {
+					if !ok {
+						t = "text"
+					}
+					sb.WriteString("::" + t)
+				}
+			}
+			sb.WriteString(")")
+			args = append(append(args, r.id), r.args...)
+		}
+		sb.WriteString(") AS v WHERE enrollments.id = v.column1")
+		if _, err := b.idb(ctx).ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// saveRow updates one enrollment's changed columns, by a statement
+// prepared once per connection for each set of columns.
+func (b *BunStore) saveRow(ctx context.Context, r savedRow) error {
+	cols, args := r.cols, r.args
 	var sb strings.Builder
 	sb.WriteString("UPDATE enrollments SET ")
 	for i, c := range cols {
@@ -93,11 +222,7 @@ func (b *BunStore) Save(ctx context.Context, e *Enrollment) error {
 		sb.WriteString(c + " = ?")
 	}
 	sb.WriteString(" WHERE id = ?")
-	if err := b.db.ExecPrepared(ctx, sb.String(), append(args, e.ID)...); err != nil {
-		return err
-	}
-	e.remember()
-	return nil
+	return b.db.ExecPrepared(ctx, sb.String(), append(slices.Clone(args), r.id)...)
 }
 
 // remember keeps e as loaded, for the next save.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -17,6 +18,11 @@ type Service struct {
 	db    *db.DB
 	clock apikit.Clock
 	zones *zones
+
+	// compacted is the last day Compact folded the days before: past
+	// days get no new shards, so each day is folded once.
+	compactMu sync.Mutex
+	compacted string
 }
 
 // NewService returns the reports on d. It counts every event log writes,
@@ -84,12 +90,29 @@ const rebuildPage = 5000
 // Compact folds the counter shards of days more than two days before now
 // into shard 0, on Postgres (SQLite writes one shard): the rows stay few,
 // and every sum stays what it was, in one statement. The runner calls it
-// with its hourly checks.
+// with its hourly checks; it does the work once a day, as the days it folds
+// get no new counts (events count on the day they are written).
 func (svc *Service) Compact(ctx context.Context, now time.Time) error {
 	if svc.db.Engine != db.Postgres {
 		return nil
 	}
 	before := now.UTC().AddDate(0, 0, -2).Format(time.DateOnly)
+	svc.compactMu.Lock()
+	done := svc.compacted == before
+	svc.compactMu.Unlock()
+	if done {
+		return nil
+	}
+	if err := svc.compact(ctx, before); err != nil {
+		return err
+	}
+	svc.compactMu.Lock()
+	svc.compacted = before
+	svc.compactMu.Unlock()
+	return nil
+}
+
+func (svc *Service) compact(ctx context.Context, before string) error {
 	const key = "workspace_id, grain, day, client_id, sequence_id, sender_id, metric"
 	_, err := svc.db.IDB(ctx).ExecContext(ctx, `WITH moved AS (
 	DELETE FROM report_daily WHERE day < ? AND shard > 0 RETURNING `+key+`, value)
