@@ -35,13 +35,12 @@ const (
 	DefaultBatch = 100
 	// DefaultWorkers run a batch in parallel on Postgres.
 	DefaultWorkers = 8
-	// DefaultGroup enrollments share each transaction on SQLite, for up
-	// to DefaultGroupHold; DefaultPostgresGroup on Postgres.
-	DefaultGroup         = 64
-	DefaultPostgresGroup = 16
-	DefaultGroupHold     = 20 * time.Millisecond
-	DefaultLease         = 5 * time.Minute
-	DefaultMaxAttempts   = 4
+	// DefaultGroup enrollments share each transaction, for up to
+	// DefaultGroupHold.
+	DefaultGroup       = 64
+	DefaultGroupHold   = 20 * time.Millisecond
+	DefaultLease       = 5 * time.Minute
+	DefaultMaxAttempts = 4
 	// OutOfOfficeDelay is how long an auto-reply delays the next step.
 	OutOfOfficeDelay = 3 * 24 * time.Hour
 	// maxStepsPerRun bounds how many steps one enrollment goes through in
@@ -179,11 +178,11 @@ func (svc *Service) NewRunner(transports map[string]senders.Transport, logger *s
 	}
 	// Members' replies go through the transports the runner sends with.
 	svc.inbox.UseTransports(transports)
-	ingest, workers, group := 1, 1, DefaultGroup
+	ingest, workers := 1, 1
 	if svc.db.Engine == db.Postgres {
-		ingest, workers, group = 4, DefaultWorkers, DefaultPostgresGroup
+		ingest, workers = 4, DefaultWorkers
 	}
-	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: group,
+	return &Runner{svc: svc, transports: transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
 		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }

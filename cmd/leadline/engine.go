@@ -55,7 +55,7 @@ func runnerFlags(fs *flag.FlagSet) runnerOpts {
 		command: fs.Name(),
 		tick:    fs.Duration("tick", 5*time.Second, "how often the runner looks for due work"),
 		workers: fs.Int("workers", 0, fmt.Sprintf("enrollments of a claimed batch the runner works on at once, Postgres only (0: %d)", enrollments.DefaultWorkers)),
-		group:   fs.Int("group", 0, fmt.Sprintf("enrollments that share each of the runner's transactions (0: %d on SQLite, %d on Postgres)", enrollments.DefaultGroup, enrollments.DefaultPostgresGroup)),
+		group:   fs.Int("group", 0, fmt.Sprintf("enrollments that share each of the runner's transactions (0: %d)", enrollments.DefaultGroup)),
 	}
 }
 
