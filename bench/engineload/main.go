@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net/url"
 	"os"
 	"runtime/pprof"
 	"slices"
@@ -160,10 +161,38 @@ func main() {
 	add(fmt.Sprintf("why-not-sending on a sequence with %d enrollments", *big), "< 100 ms", median(whys)+" (p95 "+p95(whys)+")")
 
 	if !*skipSim {
-		rows = append(rows, simulated(ctx, d, *simLeads, ""))
+		// The month runs in a new database of its own, as `leadline
+		// simulate --db` does, not in the one the phases above filled.
+		sd := benchkit.Open(ctx, newSibling(ctx, d, *dsn))
+		rows = append(rows, simulated(ctx, sd, *simLeads, ""))
+		benchkit.Check(sd.Close())
 	}
 
 	printRows(d.Engine, rows)
+}
+
+// newSibling makes a new, empty database beside dsn and returns its DSN: a
+// file named after dsn's with "-sim" on SQLite, a database named after
+// dsn's with "_sim" on the same Postgres server (d is connected there).
+func newSibling(ctx context.Context, d *db.DB, dsn string) string {
+	if !db.IsPostgres(dsn) {
+		path := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:") + "-sim"
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+				benchkit.Check(err)
+			}
+		}
+		return path
+	}
+	u, err := url.Parse(dsn)
+	benchkit.Check(err)
+	name := strings.TrimPrefix(u.Path, "/") + "_sim"
+	_, err = d.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name)
+	benchkit.Check(err)
+	_, err = d.ExecContext(ctx, "CREATE DATABASE "+name)
+	benchkit.Check(err)
+	u.Path = "/" + name
+	return u.String()
 }
 
 // simulated runs the simulated month of 50 senders, under the CPU profiler
