@@ -409,7 +409,7 @@ func generate(ctx context.Context, d *db.DB, ls *leads.Service, p apikit.Princip
 }
 
 // generateWriters bounds the writers that create the leads on Postgres.
-const generateWriters = 4
+const generateWriters = 8
 
 // draw draws n synthetic leads and the name of each one's client.
 func draw(clients []workspace.Named, n int, blacklisted string, rng *rand.Rand, wsName string) ([]leads.LeadInput, []string) {
