@@ -8,7 +8,7 @@ import (
 
 // TestPartitionKeepsSendersTogether: enrollments that share a sender, their
 // LinkedIn one or their mailbox, go to the same worker, and the groups of
-// senders are spread over the workers by size.
+// senders are spread over the workers by size, the largest first.
 func TestPartitionKeepsSendersTogether(t *testing.T) {
 	is := is.New(t)
 	e := func(id, sender, mailbox string) Enrollment {
@@ -22,9 +22,8 @@ func TestPartitionKeepsSendersTogether(t *testing.T) {
 		return x
 	}
 	claimed := []Enrollment{
-		e("1", "anna", "m1"), e("2", "ben", "m1"), e("3", "carl", "m2"),
-		e("4", "dora", ""), e("5", "anna", ""), e("6", "", "m2"),
-		e("7", "erik", ""), e("8", "erik", ""), e("9", "", ""),
+		e("01", "anna", "m1"), e("02", "ben", "m1"), e("03", "anna", ""), e("04", "carl", "m2"),
+		e("05", "", "m2"), e("06", "", ""), e("07", "", ""), e("08", "", ""), e("09", "", ""),
 	}
 	parts := partition(claimed, 3)
 	is.Equal(len(parts), 3)
@@ -40,14 +39,16 @@ func TestPartitionKeepsSendersTogether(t *testing.T) {
 		total += len(part)
 	}
 	is.Equal(total, len(claimed))
-	// anna, ben and mailbox m1 are one group; carl and m2 another.
-	is.Equal(worker["1"], worker["2"])
-	is.Equal(worker["1"], worker["5"])
-	is.Equal(worker["3"], worker["6"])
-	is.Equal(worker["7"], worker["8"])
-	// The largest group (three enrollments) has a worker to itself.
-	for _, id := range []string{"3", "4", "6", "7", "8", "9"} {
-		is.True(worker[id] != worker["1"])
+	// anna, ben and mailbox m1 are one group of three; carl and m2 one of
+	// two, the enrollment with only the mailbox m2 in it; the four with no
+	// sender one of four.
+	is.Equal(worker["01"], worker["02"])
+	is.Equal(worker["01"], worker["03"])
+	is.Equal(worker["04"], worker["05"])
+	for _, id := range []string{"07", "08", "09"} {
+		is.Equal(worker[id], worker["06"])
 	}
+	// Three groups, three workers: one each.
+	is.True(worker["01"] != worker["04"] && worker["01"] != worker["06"] && worker["04"] != worker["06"])
 	is.Equal(partition(claimed, 1)[0], claimed)
 }

@@ -313,7 +313,9 @@ func partition(claimed []Enrollment, workers int) [][]Enrollment {
 	var roots []string
 	members := map[string][]int{}
 	for i, c := range claimed {
-		root := find(deref(c.SenderID))
+		// An enrollment with no LinkedIn sender goes with its mailbox;
+		// one with no sender at all with the others that have none.
+		root := find(cmp.Or(deref(c.SenderID), deref(c.EmailSenderID)))
 		if _, seen := members[root]; !seen {
 			roots = append(roots, root)
 		}

@@ -113,7 +113,7 @@ func batched(ctx context.Context) bool { return ctx.Value(batchedKey{}) != nil }
 // enrollmentTypes are the Postgres types of the columns Save writes, for
 // the first row of a VALUES list.
 var enrollmentTypes = map[string]string{
-	"sender_id": "uuid", "email_sender_id": "uuid", "waiting_sender_id": "uuid",
+	"id": "uuid", "sender_id": "uuid", "email_sender_id": "uuid", "waiting_sender_id": "uuid",
 	"attempt": "integer", "held": "boolean",
 	"step_started_at": "timestamptz", "next_run_at": "timestamptz", "waiting_until": "timestamptz",
 	"failed_at": "timestamptz", "ended_at": "timestamptz", "contacted_at": "timestamptz",
@@ -170,39 +170,11 @@ func (b *BunStore) saveRows(ctx context.Context, rows []savedRow) error {
 			}
 			continue
 		}
-		cols := group[0].cols
-		var sb strings.Builder
-		sb.WriteString("UPDATE enrollments SET ")
-		for i, c := range cols {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%s = v.column%d", c, i+2)
+		rows := make([][]any, len(group))
+		for i, r := range group {
+			rows[i] = append([]any{r.id}, r.args...)
 		}
-		sb.WriteString(" FROM (VALUES ")
-		args := make([]any, 0, len(group)*(len(cols)+1))
-		for n, r := range group {
-			if n > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?")
-			if n == 0 && b.db.Engine == db.Postgres {
-				sb.WriteString("::uuid")
-			}
-			for _, c := range cols {
-				sb.WriteString(", ?")
-				if t, ok := enrollmentTypes[c]; n == 0 && b.db.Engine == db.Postgres {
-					if !ok {
-						t = "text"
-					}
-					sb.WriteString("::" + t)
-				}
-			}
-			sb.WriteString(")")
-			args = append(append(args, r.id), r.args...)
-		}
-		sb.WriteString(") AS v WHERE enrollments.id = v.column1")
-		if _, err := b.idb(ctx).ExecContext(ctx, sb.String(), args...); err != nil {
+		if err := b.db.UpdateFromValues(ctx, "enrollments", group[0].cols, enrollmentTypes, rows); err != nil {
 			return err
 		}
 	}
@@ -546,25 +518,12 @@ func (b *BunStore) saveActions(ctx context.Context, as []ActionRecord) error {
 		return b.db.ExecPrepared(ctx, `UPDATE actions SET status = ?, done_at = ?, error_code = ? WHERE id = ?`,
 			a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode, a.ID)
 	}
-	// One UPDATE from a VALUES list, whose columns both engines name
-	// column1, column2, …; the first row's casts type them on Postgres.
-	var sb strings.Builder
-	args := make([]any, 0, 4*len(as))
-	sb.WriteString("UPDATE actions SET status = v.column2, done_at = v.column3, error_code = v.column4 FROM (VALUES ")
+	rows := make([][]any, len(as))
 	for i, a := range as {
-		switch {
-		case i > 0:
-			sb.WriteString(", (?, ?, ?, ?)")
-		case b.db.Engine == db.Postgres:
-			sb.WriteString("(?::uuid, ?, ?::timestamptz, ?::text)")
-		default:
-			sb.WriteString("(?, ?, ?, ?)")
-		}
-		args = append(args, a.ID, a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode)
+		rows[i] = []any{a.ID, a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode}
 	}
-	sb.WriteString(") AS v WHERE actions.id = v.column1")
-	_, err := b.idb(ctx).ExecContext(ctx, sb.String(), args...)
-	return err
+	return b.db.UpdateFromValues(ctx, "actions", []string{"status", "done_at", "error_code"},
+		map[string]string{"id": "uuid", "done_at": "timestamptz"}, rows)
 }
 
 // DeleteAction removes an action that was never performed.

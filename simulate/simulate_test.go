@@ -42,6 +42,10 @@ func TestSimulatedFortnight(t *testing.T) {
 		is.True(len(res.Intents) >= 4)
 		is.True(res.OpenTasks > 0)
 		is.True(res.Meetings > 0) // some interested leads booked a meeting
+		// The runner's wall time is split by part, within the run's.
+		sp := res.Phases.Runner
+		is.True(sp.Runs > 0 && sp.Checks > 0 && sp.Claims > 0 && sp.Ingest > 0)
+		is.True(sp.Runs+sp.Checks+sp.Claims+sp.Ingest+sp.NextDue <= res.Phases.Run)
 		is.True(strings.Contains(out.String(), "Inbox: "))
 
 		// The export, counted by simple code, agrees with what the sandbox received.
