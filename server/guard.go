@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
 )
 
 // Operation metadata keys: every operation declares the role it needs and
@@ -22,6 +24,9 @@ import (
 const (
 	metaRole  = "leadline.role"
 	metaClass = "leadline.class"
+	// metaRides marks a read whose first statement carries the call's
+	// rate count (Postgres; see Server.ride).
+	metaRides = "leadline.rides"
 )
 
 // maxBody is the largest request body leadline reads.
@@ -123,6 +128,37 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		}
 	}
 
+	// admit applies a count's window to the call: a read authenticated
+	// from memory whose workspace's authentication changed since is
+	// authenticated afresh (and, refused after all, counts nothing); the
+	// rate headers are set; an over-limit call is refused.
+	admit := func(win rateWindow, ok bool) error {
+		if cached && win.AuthVersion != version {
+			keyID := p.KeyID
+			if err := afresh(); err != nil {
+				if ok {
+					if gerr := s.limiter.giveBack(ctx.Context(), keyID, win.Reset.Add(-time.Hour)); gerr != nil {
+						s.logger.Error("give back a refused read's count", "err", gerr)
+					}
+				}
+				return err
+			}
+		}
+		ctx.SetHeader("X-RateLimit-Limit", strconv.Itoa(win.Limit))
+		ctx.SetHeader("X-RateLimit-Remaining", strconv.Itoa(win.Remaining))
+		ctx.SetHeader("X-RateLimit-Reset", strconv.FormatInt(win.Reset.Unix(), 10))
+		if !ok {
+			wait := win.Reset.Sub(s.clock.Now()).Seconds()
+			ctx.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
+			return apikit.RateLimited(win.Class, win.Limit)
+		}
+		return nil
+	}
+
+	if rides, _ := op.Metadata[metaRides].(bool); rides && cached && s.limiter.local == nil {
+		s.ride(ctx, next, p, version, admit, func() apikit.Principal { return p })
+		return
+	}
 	wsOfCached := ""
 	if cached {
 		wsOfCached = p.WorkspaceID
@@ -132,26 +168,8 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		fail(err)
 		return
 	}
-	if cached && win.AuthVersion != version {
-		keyID := p.KeyID
-		if err := afresh(); err != nil {
-			// Refused after all: the call counts nothing.
-			if ok {
-				if gerr := s.limiter.giveBack(ctx.Context(), keyID, win.Reset.Add(-time.Hour)); gerr != nil {
-					s.logger.Error("give back a refused read's count", "err", gerr)
-				}
-			}
-			fail(err)
-			return
-		}
-	}
-	ctx.SetHeader("X-RateLimit-Limit", strconv.Itoa(win.Limit))
-	ctx.SetHeader("X-RateLimit-Remaining", strconv.Itoa(win.Remaining))
-	ctx.SetHeader("X-RateLimit-Reset", strconv.FormatInt(win.Reset.Unix(), 10))
-	if !ok {
-		wait := win.Reset.Sub(s.clock.Now()).Seconds()
-		ctx.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
-		fail(apikit.RateLimited(win.Class, win.Limit))
+	if err := admit(win, ok); err != nil {
+		fail(err)
 		return
 	}
 
@@ -348,4 +366,105 @@ func (r *recorder) BodyWriter() io.Writer {
 		return r.humaContext.BodyWriter()
 	}
 	return io.MultiWriter(r.humaContext.BodyWriter(), &r.body)
+}
+
+// errStale stops a read whose riding count found that the workspace's
+// authentication changed after the call began with a remembered
+// principal: the call runs again as the key's fresh principal.
+var errStale = errors.New("authentication changed during the call")
+
+// ride runs a read whose rate count rides in its first statement (see
+// db.Rider), a read authenticated from memory on Postgres: the count, the
+// authentication version and the read's first rows then cost one round
+// trip. The count's window goes through admit as a count before the call
+// would. A call that is refused, or whose principal was stale, stops at
+// its first statement; its answer is swallowed and replaced by the
+// refusal, or by the call run again as the fresh principal. An answer
+// written before any statement took the count (a refused parameter, say)
+// first counts the call alone.
+func (s *Server) ride(ctx huma.Context, next func(huma.Context), p apikit.Principal, version int64,
+	admit func(rateWindow, bool) error, fresh func() apikit.Principal) {
+	start := s.clock.Now().Truncate(time.Hour)
+	var rc readCount
+	var counted bool
+	var verdict error
+	rider := s.limiter.readRider(p.KeyID, p.WorkspaceID, start, &rc)
+	rider.Done = func(context.Context) error {
+		counted = true
+		win, ok := rc.window(s.limiter, start)
+		stale := win.AuthVersion != version
+		verdict = admit(win, ok)
+		if verdict == nil && stale {
+			verdict = errStale
+		}
+		return verdict
+	}
+	rctx := &ridingContext{humaContext: huma.WithContext(ctx, db.WithRider(apikit.WithPrincipal(ctx.Context(), p), rider))}
+	rctx.settle = func() error {
+		// Taken here, the rider rides in no later statement. Taken by a
+		// statement that failed, it counted nothing, and counts now.
+		db.TakeRider(rctx.Context())
+		if !counted {
+			if err := s.limiter.db.RunRider(ctx.Context(), rider); !counted {
+				return err
+			}
+		}
+		return verdict
+	}
+	next(rctx)
+	if !rctx.decided {
+		rctx.decide()
+	}
+	switch {
+	case rctx.err == nil:
+	case errors.Is(rctx.err, errStale):
+		next(huma.WithContext(ctx, apikit.WithPrincipal(ctx.Context(), fresh())))
+	default:
+		s.writeErr(ctx, rctx.err)
+	}
+}
+
+// ridingContext is the context of a read whose rate count rides in its
+// first statement: the operation's answer passes only once the count has
+// admitted the call, and is swallowed otherwise.
+type ridingContext struct {
+	humaContext
+	settle  func() error
+	decided bool
+	err     error
+}
+
+// decide settles the count, at the answer's first header at the latest,
+// and reports whether the answer passes.
+func (c *ridingContext) decide() bool {
+	if !c.decided {
+		c.decided = true
+		c.err = c.settle()
+	}
+	return c.err == nil
+}
+
+func (c *ridingContext) SetStatus(code int) {
+	if c.decide() {
+		c.humaContext.SetStatus(code)
+	}
+}
+
+func (c *ridingContext) SetHeader(name, value string) {
+	if c.decide() {
+		c.humaContext.SetHeader(name, value)
+	}
+}
+
+func (c *ridingContext) AppendHeader(name, value string) {
+	if c.decide() {
+		c.humaContext.AppendHeader(name, value)
+	}
+}
+
+func (c *ridingContext) BodyWriter() io.Writer {
+	if c.decide() {
+		return c.humaContext.BodyWriter()
+	}
+	return io.Discard
 }

@@ -136,6 +136,7 @@ func (s *Server) registerLeads() {
 		OperationID: "list-leads", Method: http.MethodGet, Path: "/v1/leads", Tags: tags,
 		Summary:     "List leads",
 		Description: "Leads visible to the key, newest first, filtered by the query parameters. Paging with limit and offset never repeats or skips a lead while nothing changes.",
+		Metadata:    map[string]any{metaRides: true},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *listLeadsInput) (*leadPage, error) {
 		page, err := s.leads.List(ctx, p, leads.Filter{
 			Q: in.Q, ClientID: in.ClientID, ListID: in.ListID, StageID: in.StageID, TagID: in.TagID,

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -33,6 +34,9 @@ func register[I, O any](s *Server, op huma.Operation, role apikit.Role, class ap
 	huma.Register(s.api, op, func(ctx context.Context, in *I) (*O, error) {
 		p, _ := apikit.PrincipalFrom(ctx)
 		out, err := h(ctx, p, in)
+		if errors.Is(err, errStale) {
+			return nil, err // the guard runs the call again (see Server.ride)
+		}
 		if err != nil {
 			return nil, s.toStatusError(err)
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -95,50 +96,68 @@ func (l *limiter) takeFor(ctx context.Context, keyID, workspaceID string, c apik
 	start := l.clock.Now().Truncate(time.Hour)
 	var counts []int
 	var refused = -1
-	var version int64
 	var err error
 	switch {
 	case l.local != nil:
 		counts, refused, err = l.local.take(ctx, l, keyID, c, start)
 	case workspaceID != "" && c == apikit.ClassRead:
-		counts, refused, version, err = l.takeReadInDB(ctx, keyID, workspaceID, start)
+		// The count and the workspace's authentication version in one
+		// statement, so that the version is as new as the count.
+		var rc readCount
+		if err := l.db.RunRider(ctx, l.readRider(keyID, workspaceID, start, &rc)); err != nil {
+			return rateWindow{}, false, err
+		}
+		win, ok := rc.window(l, start)
+		return win, ok, nil
 	default:
 		counts, refused, err = l.takeInDB(ctx, keyID, c, start)
 	}
 	if err != nil {
 		return rateWindow{}, false, err
 	}
-	classes := classesOf(c)
-	if refused >= 0 {
-		limit := l.limits.of(classes[refused])
-		return rateWindow{Class: classes[refused], Limit: limit, Remaining: 0, Reset: start.Add(time.Hour), AuthVersion: version}, false, nil
-	}
-	limit := l.limits.of(c)
-	return rateWindow{Class: c, Limit: limit, Remaining: max(0, limit-counts[0]), Reset: start.Add(time.Hour), AuthVersion: version}, true, nil
+	return l.window(c, start, counts, refused, 0), refused < 0, nil
 }
 
-// takeReadInDB counts a read as takeInDB does, and reads the workspace's
-// authentication version in the same statement, so that the version is
-// as new as the count.
-func (l *limiter) takeReadInDB(ctx context.Context, keyID, workspaceID string, start time.Time) ([]int, int, int64, error) {
-	var row []struct {
-		Count   *int  `bun:"count"`
-		Version int64 `bun:"version"`
+// window is the window a call of class c reports after its count: counts
+// are its classes' new counts, refused the index of the class that
+// refused it (or -1).
+func (l *limiter) window(c apikit.RateClass, start time.Time, counts []int, refused int, version int64) rateWindow {
+	classes := classesOf(c)
+	if refused >= 0 {
+		return rateWindow{Class: classes[refused], Limit: l.limits.of(classes[refused]), Remaining: 0, Reset: start.Add(time.Hour), AuthVersion: version}
 	}
-	err := l.db.SelectPrepared(l.db.NoFlushStatements(ctx), &row, `WITH c AS (`+rateUpsert+`)
-		SELECT (SELECT count FROM c) AS count,
-			coalesce((SELECT version FROM auth_versions WHERE workspace_id = ?), 0) AS version`,
-		keyID, string(apikit.ClassRead), l.db.TimeArg(&start), l.limits.of(apikit.ClassRead), workspaceID)
-	if err != nil {
-		return nil, 0, 0, err
+	limit := l.limits.of(c)
+	return rateWindow{Class: c, Limit: limit, Remaining: max(0, limit-counts[0]), Reset: start.Add(time.Hour), AuthVersion: version}
+}
+
+// readCount is what a read's count in the database reads: the new count
+// (null when the limit refused the call) and the authentication version
+// of the key's workspace, as new as the count.
+type readCount struct {
+	count   sql.NullInt64
+	version int64
+}
+
+// window is the read's window after its count.
+func (rc *readCount) window(l *limiter, start time.Time) (rateWindow, bool) {
+	if !rc.count.Valid {
+		return l.window(apikit.ClassRead, start, nil, 0, rc.version), false
 	}
-	if len(row) == 0 {
-		return nil, 0, 0, errors.New("rate count: no row")
+	return l.window(apikit.ClassRead, start, []int{int(rc.count.Int64)}, -1, rc.version), true
+}
+
+// readRider counts a read of keyID (whose workspace is workspaceID) in
+// the window from start and reads the workspace's authentication version,
+// into rc: alone (takeFor) or riding in the read's own first
+// statement (see Server.guard).
+func (l *limiter) readRider(keyID, workspaceID string, start time.Time, rc *readCount) *db.Rider {
+	return &db.Rider{
+		With: `rate AS (` + rateUpsert + `)`,
+		Select: `(SELECT count FROM rate) AS rate_count,
+			coalesce((SELECT version FROM auth_versions WHERE workspace_id = ?), 0) AS auth_version`,
+		Args: []any{keyID, string(apikit.ClassRead), l.db.TimeArg(&start), l.limits.of(apikit.ClassRead), workspaceID},
+		Dest: []any{&rc.count, &rc.version},
 	}
-	if row[0].Count == nil {
-		return nil, 0, row[0].Version, nil
-	}
-	return []int{*row[0].Count}, -1, row[0].Version, nil
 }
 
 // rateUpsert counts one call of a key and class in a window, only while

@@ -481,6 +481,18 @@ func (d *DB) SelectPrepared(ctx context.Context, dest any, query string, args ..
 	return d.ScanRows(ctx, rows, dest)
 }
 
+// rowPrepared scans the one row of query into dest, one pointer per
+// column, as database/sql's Scan does; prepared as ExecPrepared does.
+func (d *DB) rowPrepared(ctx context.Context, query string, args []any, dest ...any) error {
+	st, done, err := d.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer done()
+	d.sawPrepared(query, args)
+	return st.QueryRowContext(ctx, args...).Scan(dest...)
+}
+
 // Exec runs query, written with ? placeholders, with args in the
 // transaction ctx carries (or on the database): prepared once per
 // connection as ExecPrepared does when prepared is set, parsed each time
