@@ -277,21 +277,22 @@ func main() {
 	bareFirst := func(r *rand.Rand, c, i int) error { return call(many, "GET", bareBase+"/", "", nil) }
 	if !*filteredOnly {
 		// Both warm up first (connections, prepared statements, caches),
-		// then take turns, so that neither gains from going second; the
-		// ratio is that of the medians.
+		// then take turns, so that neither gains from going second; each
+		// round's ratio compares two phases close in time, and the result
+		// is the median of those ratios.
 		throughput(clients, max(*reqs/5, 100), first)
 		throughput(clients, max(*reqs/5, 100), bareFirst)
-		var ours, theirs []float64
+		var ours, theirs, ratios []float64
 		for round := range firstPageRounds {
 			var o float64
 			profile(round == 0, func() { o = throughput(clients, *reqs, first) })
 			var t float64
 			profileTo(round == 0 && *cpuprofile != "", *cpuprofile+".bare", func() { t = throughput(clients, *reqs, bareFirst) })
-			ours, theirs = append(ours, o), append(theirs, t)
+			ours, theirs, ratios = append(ours, o), append(theirs, t), append(ratios, o/t)
 			fmt.Printf("first page, %d clients, round %d: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, round+1, o, t, o/t)
 		}
-		o, t := median(ours), median(theirs)
-		fmt.Printf("first page, %d clients, median of %d rounds: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f\n", clients, firstPageRounds, o, t, o/t)
+		fmt.Printf("first page, %d clients, median of %d rounds: leadline %.0f/s, bare handler on the same SQL %.0f/s, ratio %.2f (the median of the rounds' ratios)\n",
+			clients, firstPageRounds, median(ours), median(theirs), median(ratios))
 	}
 	if *firstPageOnly {
 		return
@@ -393,7 +394,7 @@ func call(c *http.Client, method, url, key string, body any) error {
 
 // firstPageRounds is how many turns leadline and the bare handler take at
 // the first page.
-const firstPageRounds = 3
+const firstPageRounds = 5
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
