@@ -370,3 +370,55 @@ func TestLastOwnerStays(t *testing.T) {
 		is.NoErr(err) // another owner remains
 	})
 }
+
+// TestAuthVersionTriggers: on Postgres every change to what
+// authentication reads raises the workspace's authentication version, the
+// key's clients and its expiry included, and a write authentication does
+// not read (a key's last use) leaves it alone. The changes are made in
+// SQL, as any future code path or an operator would make them.
+func TestAuthVersionTriggers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		if d.Engine != db.Postgres {
+			return // SQLite reads the key every time (DECISIONS.md)
+		}
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		k, _, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "boss@acme.test", Role: apikit.RoleMember, Clients: []string{"Globex"}})
+		is.NoErr(err)
+		var wsID, initech string
+		is.NoErr(d.NewRaw("SELECT workspace_id FROM api_keys WHERE id = ?", k.ID).Scan(ctx, &wsID))
+		is.NoErr(d.NewRaw("SELECT id FROM clients WHERE workspace_id = ? AND name = 'Initech'", wsID).Scan(ctx, &initech))
+		version := func() int64 {
+			var v int64
+			is.NoErr(d.NewRaw("SELECT coalesce((SELECT version FROM auth_versions WHERE workspace_id = ?), 0)", wsID).Scan(ctx, &v))
+			return v
+		}
+		exec := func(query string, args ...any) {
+			t.Helper()
+			_, err := d.ExecContext(ctx, query, args...)
+			is.NoErr(err)
+		}
+		for _, change := range []struct {
+			name, query string
+			args        []any
+		}{
+			{"a key's expiry", "UPDATE api_keys SET expires_at = ? WHERE id = ?", []any{t0.Add(time.Hour), k.ID}},
+			{"a key's role", "UPDATE api_keys SET role = 'client_viewer' WHERE id = ?", []any{k.ID}},
+			{"a client added to a key", "INSERT INTO api_key_clients (key_id, client_id) VALUES (?, ?)", []any{k.ID, initech}},
+			{"a client taken from a key", "DELETE FROM api_key_clients WHERE key_id = ? AND client_id = ?", []any{k.ID, initech}},
+			{"a member's email", "UPDATE members SET email = 'chief@acme.test' WHERE workspace_id = ? AND email = 'boss@acme.test'", []any{wsID}},
+			{"the workspace's plan", "UPDATE workspaces SET plan = 'starter' WHERE id = ?", []any{wsID}},
+			{"a key's revocation", "UPDATE api_keys SET revoked_at = ? WHERE id = ?", []any{t0, k.ID}},
+		} {
+			before := version()
+			exec(change.query, change.args...)
+			if version() <= before {
+				t.Errorf("%s left the authentication version at %d", change.name, before)
+			}
+		}
+		before := version()
+		exec("UPDATE api_keys SET last_used_at = ? WHERE id = ?", t0, k.ID)
+		is.Equal(version(), before) // not read by authentication's checks
+	})
+}
