@@ -178,8 +178,6 @@ func TestPathsAnsweredInEnvelope(t *testing.T) {
 func TestOpenAPIDocumentsHeaders(t *testing.T) {
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
-		r := e.call("GET", "/v1/openapi.json", "", nil)
-		is.Equal(r.Status, 200)
 		var doc struct {
 			Paths map[string]map[string]struct {
 				Parameters []struct{ Name, In string }
@@ -188,7 +186,7 @@ func TestOpenAPIDocumentsHeaders(t *testing.T) {
 				}
 			}
 		}
-		is.NoErr(json.Unmarshal(r.Raw, &doc))
+		e.openAPI(&doc)
 		ops := 0
 		for path, item := range doc.Paths {
 			for method, op := range item {
@@ -226,4 +224,50 @@ func TestOpenAPIDocumentsHeaders(t *testing.T) {
 		}
 		is.True(ops > 10)
 	})
+}
+
+// TestOpenAPIDocumentsInbound: the scheduling providers' webhook route,
+// served outside huma, is in the document with no API key, its two
+// providers and its answers.
+func TestOpenAPIDocumentsInbound(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		var doc struct {
+			Paths map[string]map[string]struct {
+				Security   []any
+				Parameters []struct {
+					Name, In string
+					Schema   struct{ Enum []string }
+				}
+				Responses map[string]struct {
+					Content map[string]struct {
+						Schema struct {
+							Ref string `json:"$ref"`
+						}
+					}
+				}
+			}
+		}
+		e.openAPI(&doc)
+		op, ok := doc.Paths["/inbound/{provider}/{workspace_id}"]["post"]
+		is.True(ok)
+		is.Equal(len(op.Security), 0)
+		is.Equal(op.Parameters[0].Name, "provider")
+		is.Equal(op.Parameters[0].Schema.Enum, []string{"calcom", "calendly"})
+		for _, code := range []string{"200", "401", "404", "422", "500"} {
+			is.True(op.Responses[code].Content["application/json"].Schema.Ref != "")
+		}
+	})
+}
+
+// openAPI reads the OpenAPI document into doc.
+func (e *env) openAPI(doc any) {
+	e.t.Helper()
+	r := e.call("GET", "/v1/openapi.json", "", nil)
+	if r.Status != 200 {
+		e.t.Fatalf("GET /v1/openapi.json: %d", r.Status)
+	}
+	if err := json.Unmarshal(r.Raw, doc); err != nil {
+		e.t.Fatal(err)
+	}
 }

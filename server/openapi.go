@@ -3,6 +3,7 @@ package server
 import (
 	"maps"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -96,4 +97,47 @@ func (s *Server) documentHeaders(method, path string, class apikit.RateClass) {
 		copied.Headers = headers
 		op.Responses[code] = &copied
 	}
+}
+
+// bookingReceived documents the answer to a scheduling provider's webhook
+// (inboundBooking).
+type bookingReceived struct {
+	Data struct {
+		Booked    bool    `json:"booked" doc:"true when the webhook is a new booking, now recorded (once, however often the provider delivers it); false for any other webhook, accepted and ignored so that the provider does not retry it."`
+		BookingID string  `json:"booking_id,omitempty" doc:"The provider's booking id; only when booked."`
+		LeadID    *string `json:"lead_id,omitempty" format:"uuid" doc:"The lead whose email the invitee used, or null when no lead matched; only when booked. A matched lead gets a meeting.booked event."`
+	} `json:"data"`
+}
+
+// documentInbound adds the scheduling providers' webhook route, served by
+// the mux outside huma (it reads the raw body for the signature), to the
+// OpenAPI document.
+func (s *Server) documentInbound() {
+	reg := s.api.OpenAPI().Components.Schemas
+	envelope := reg.Schema(reflect.TypeFor[ErrorBody](), true, "")
+	errorResponse := func(doc string) *huma.Response {
+		return &huma.Response{Description: doc, Content: map[string]*huma.MediaType{"application/json": {Schema: envelope}}}
+	}
+	s.api.OpenAPI().AddOperation(&huma.Operation{
+		OperationID: "receive-booking-webhook", Method: http.MethodPost, Path: "/inbound/{provider}/{workspace_id}",
+		Tags: []string{"Bookings"}, Summary: "Receive a scheduling provider's webhook",
+		Description: "Point a Cal.com (`BOOKING_CREATED`) or Calendly (`invitee.created`) webhook here. No API key: the provider's " +
+			"signature over the body, checked with the workspace's signing secret for that provider (the setup file's `bookings:`), " +
+			"is the credential. A new booking whose invitee email matches a lead records the booking and emits `meeting.booked`.",
+		Parameters: []*huma.Param{
+			{Name: "provider", In: "path", Required: true, Schema: &huma.Schema{Type: huma.TypeString, Enum: []any{"calcom", "calendly"}}},
+			{Name: "workspace_id", In: "path", Required: true, Schema: &huma.Schema{Type: huma.TypeString, Format: "uuid"}},
+			{Name: "X-Cal-Signature-256", In: "header", Description: "Cal.com's HMAC-SHA256 of the body.", Schema: &huma.Schema{Type: huma.TypeString}},
+			{Name: "Calendly-Webhook-Signature", In: "header", Description: "Calendly's `t=…,v1=…` signature.", Schema: &huma.Schema{Type: huma.TypeString}},
+		},
+		RequestBody: &huma.RequestBody{Required: true, Description: "The provider's webhook body as it sent it, up to 1 MiB.",
+			Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: huma.TypeObject}}}},
+		Responses: map[string]*huma.Response{
+			"200": {Description: "Received.", Content: map[string]*huma.MediaType{"application/json": {Schema: reg.Schema(reflect.TypeFor[bookingReceived](), true, "")}}},
+			"401": errorResponse("E_UNAUTHORIZED: the signature does not match the workspace's secret (for Calendly, also a timestamp too far from now)."),
+			"404": errorResponse("E_NOT_FOUND: an unknown provider, or a workspace with no signing secret for it."),
+			"422": errorResponse("E_PAYLOAD_INVALID: a body over 1 MiB, or one the provider's format does not read."),
+			"500": errorResponse("E_INTERNAL: the booking could not be recorded; the provider retries."),
+		},
+	})
 }

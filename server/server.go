@@ -122,6 +122,7 @@ func New(cfg Config) *Server {
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
+	s.documentInbound()
 	s.registerMeta()
 	s.registerLeads()
 	s.registerSenders()
