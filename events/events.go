@@ -141,8 +141,17 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 		}
 		return nil
 	}
-	return l.write(ctx, evs, with)
+	// Outside one, the events, the rows that ride with them and their
+	// hooks' rows (the webhook deliveries) commit together or not at all:
+	// in a transaction of their own, unless they are one statement.
+	if len(l.hooks) == 0 && len(evs) <= insertChunk && (l.db.Engine == db.Postgres || len(with) == 0) {
+		return l.write(ctx, evs, with)
+	}
+	return l.db.InTx(ctx, func(ctx context.Context) error { return l.write(ctx, evs, with) })
 }
+
+// insertChunk is how many events one INSERT writes at most.
+const insertChunk = 500
 
 // writeQueued writes the events a transaction queued, before its commit.
 func (l *Log) writeQueued(ctx context.Context, queued [][]Event) error {
@@ -166,8 +175,8 @@ func (l *Log) write(ctx context.Context, evs []Event, with []Statement) error {
 		}
 		rest = nil
 	}
-	for start := 0; start < len(rest); start += 500 {
-		chunk := rest[start:min(start+500, len(rest))]
+	for start := 0; start < len(rest); start += insertChunk {
+		chunk := rest[start:min(start+insertChunk, len(rest))]
 		q := idb.NewInsert().Model(&chunk)
 		if start == 0 && l.db.Engine == db.Postgres {
 			for i, st := range with {
