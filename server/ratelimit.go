@@ -149,7 +149,7 @@ func (rc *readCount) window(l *limiter, start time.Time) (rateWindow, bool) {
 // readRider counts a read of keyID (whose workspace is workspaceID) in
 // the window from start and reads the workspace's authentication version,
 // into rc: alone (takeFor) or riding in the read's own first
-// statement (see Server.guard).
+// statement (see Server.ride).
 func (l *limiter) readRider(keyID, workspaceID string, start time.Time, rc *readCount) *db.Rider {
 	return &db.Rider{
 		With: `rate AS (` + rateUpsert + `)`,
