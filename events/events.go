@@ -141,12 +141,9 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 		}
 		return nil
 	}
-	// Outside one, the events, the rows that ride with them and their
-	// hooks' rows (the webhook deliveries) commit together or not at all:
-	// in a transaction of their own, unless they are one statement.
-	if len(l.hooks) == 0 && len(evs) <= insertChunk && (l.db.Engine == db.Postgres || len(with) == 0) {
-		return l.write(ctx, evs, with)
-	}
+	// Outside one, in a transaction of their own: the events, the rows
+	// that ride with them and their hooks' rows (the webhook deliveries)
+	// commit together or not at all.
 	return l.db.InTx(ctx, func(ctx context.Context) error { return l.write(ctx, evs, with) })
 }
 

@@ -454,12 +454,11 @@ func Conflict(err error, msg, remedy string) error {
 // runs again and again, which each connection parses once. SQLite's driver
 // has no statement cache of its own; pgx caches statements already.
 func (d *DB) ExecPrepared(ctx context.Context, query string, args ...any) error {
-	st, done, err := d.stmt(ctx, query)
+	st, done, err := d.prepared(ctx, query, args)
 	if err != nil {
 		return err
 	}
 	defer done()
-	d.sawPrepared(query, args)
 	_, err = st.ExecContext(ctx, args...)
 	return err
 }
@@ -468,12 +467,11 @@ func (d *DB) ExecPrepared(ctx context.Context, query string, args ...any) error 
 // placeholders, into dest as bun's Scan does, preparing it once per
 // connection as ExecPrepared does: for the reads a hot path repeats.
 func (d *DB) SelectPrepared(ctx context.Context, dest any, query string, args ...any) error {
-	st, done, err := d.stmt(ctx, query)
+	st, done, err := d.prepared(ctx, query, args)
 	if err != nil {
 		return err
 	}
 	defer done()
-	d.sawPrepared(query, args)
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return err
@@ -484,12 +482,11 @@ func (d *DB) SelectPrepared(ctx context.Context, dest any, query string, args ..
 // rowPrepared scans the one row of query into dest, one pointer per
 // column, as database/sql's Scan does; prepared as ExecPrepared does.
 func (d *DB) rowPrepared(ctx context.Context, query string, args []any, dest ...any) error {
-	st, done, err := d.stmt(ctx, query)
+	st, done, err := d.prepared(ctx, query, args)
 	if err != nil {
 		return err
 	}
 	defer done()
-	d.sawPrepared(query, args)
 	return st.QueryRowContext(ctx, args...).Scan(dest...)
 }
 
@@ -509,12 +506,11 @@ func (d *DB) Exec(ctx context.Context, query string, prepared bool, args ...any)
 // placeholders, finds a row, preparing it once per connection as
 // ExecPrepared does.
 func (d *DB) ExistsPrepared(ctx context.Context, query string, args ...any) (bool, error) {
-	st, done, err := d.stmt(ctx, query)
+	st, done, err := d.prepared(ctx, query, args)
 	if err != nil {
 		return false, err
 	}
 	defer done()
-	d.sawPrepared(query, args)
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return false, err
@@ -599,6 +595,17 @@ func (d *DB) TimeArg(t *time.Time) any {
 // pendingStmt marks a statement being prepared on a pool in the
 // background.
 type pendingStmt struct{}
+
+// prepared is the statement for query (see stmt), with the statement
+// and its values shown to OnPrepared's hook: every prepared form starts
+// here.
+func (d *DB) prepared(ctx context.Context, query string, args []any) (*sql.Stmt, func(), error) {
+	st, done, err := d.stmt(ctx, query)
+	if err == nil {
+		d.sawPrepared(query, args)
+	}
+	return st, done, err
+}
 
 // stmt returns query prepared for use in the transaction ctx carries, or
 // on the pool outside one, and what to call when done with it.
