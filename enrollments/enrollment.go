@@ -81,15 +81,19 @@ type Enrollment struct {
 	loaded *Enrollment `bun:"-" json:"-"`
 }
 
-// wait parks the enrollment for reason until until (nil: until something
+// WaitSending marks an enrollment whose action is out with its
+// transport: a run that finds it so after a lease asks the transport.
+const WaitSending = "sending"
+
+// Wait parks the enrollment for reason until until (nil: until something
 // wakes it).
-func (e *Enrollment) wait(reason string, until *time.Time) {
+func (e *Enrollment) Wait(reason string, until *time.Time) {
 	e.WaitingFor, e.NextRunAt, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction = &reason, until, until, nil, nil
 }
 
-// waitOn parks the enrollment on a limit of a sender for an action.
-func (e *Enrollment) waitOn(senderID string, a senders.Action, reason string, until *time.Time) {
-	e.wait(reason, until)
+// WaitOn parks the enrollment on a limit of a sender for an action.
+func (e *Enrollment) WaitOn(senderID string, a senders.Action, reason string, until *time.Time) {
+	e.Wait(reason, until)
 	action := string(a)
 	e.WaitingSenderID, e.WaitingAction = &senderID, &action
 }

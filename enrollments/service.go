@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
-	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
@@ -62,12 +61,6 @@ type Senders interface {
 	Once(ctx context.Context, s *senders.Sender, key string, t time.Time) (bool, error)
 }
 
-// Bookings is what the enrollments area needs of bookings: the sandbox
-// network books meetings through the runner's inbound path.
-type Bookings interface {
-	Book(ctx context.Context, b *bookings.Booking) (bool, error)
-}
-
 // EventLog is what the enrollments area needs of the activity log.
 type EventLog = events.Emitter
 
@@ -85,16 +78,11 @@ type Service struct {
 	senders   Senders
 	log       EventLog
 	tasks     Tasks
-	inbox     Inbox
-	bookings  Bookings
-	// housekeeping runs with the runner's checks (OnChecks).
-	housekeeping []func(ctx context.Context, now time.Time) error
 }
 
 // NewService returns the enrollments Service on d.
-func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, ib Inbox, bk Bookings, log EventLog) *Service {
-	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, inbox: ib,
-		bookings: bk, log: log}
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequences, ss Senders, ts Tasks, log EventLog) *Service {
+	svc := &Service{db: d, store: NewBunStore(d), clock: clock, leads: ls, catalog: cat, sequences: qs, senders: ss, tasks: ts, log: log}
 	ts.OnFinish(svc.taskFinished)
 	// A sequence that stops holds its enrollments out of the due index; one
 	// that starts releases them, due at once.
@@ -104,6 +92,10 @@ func NewService(d *db.DB, clock apikit.Clock, ls Leads, cat Catalog, qs Sequence
 	ls.SetEngine(svc)
 	return svc
 }
+
+// Store returns the service's store: the runner reads and writes
+// enrollments and their actions through it.
+func (svc *Service) Store() *BunStore { return svc.store }
 
 // EnrollInput is the body of a preview or a commit.
 type EnrollInput struct {
@@ -259,9 +251,9 @@ func (svc *Service) check(ctx context.Context, p apikit.Principal, q *sequences.
 				seqNames[liveIn[l.ID]] = name
 			}
 			exclude(l.ID, "already_enrolled", fmt.Sprintf("The lead is live in sequence %q (%s); a lead has one live enrollment at a time.", name, liveIn[l.ID]))
-		case needLI && !hasLinkedIn(l):
+		case needLI && !HasLinkedIn(l):
 			exclude(l.ID, "missing_linkedin", "The sequence has LinkedIn steps and the lead has no LinkedIn id, provider id or public identifier.")
-		case needEmail && !hasEmail(l):
+		case needEmail && !HasEmail(l):
 			exclude(l.ID, "missing_email", "The sequence has email steps and the lead has no email address; put them behind a has_email condition to enrol such leads.")
 		default:
 			if step, name := missingVariable(q, l); name != "" {
@@ -284,14 +276,16 @@ func (svc *Service) check(ctx context.Context, p apikit.Principal, q *sequences.
 	return pl, nil
 }
 
-func hasLinkedIn(l *leads.Lead) bool {
+// HasLinkedIn reports whether a LinkedIn action can reach the lead.
+func HasLinkedIn(l *leads.Lead) bool {
 	return deref(l.LinkedInID) != "" || deref(l.ProviderID) != "" || deref(l.PublicIdentifier) != ""
 }
 
-func hasEmail(l *leads.Lead) bool { return deref(l.EmailWork) != "" || deref(l.EmailPersonal) != "" }
+// HasEmail reports whether the lead has an email address.
+func HasEmail(l *leads.Lead) bool { return deref(l.EmailWork) != "" || deref(l.EmailPersonal) != "" }
 
-// varsOf returns the template variables of a lead.
-func varsOf(l *leads.Lead) sequences.Vars {
+// VarsOf returns the template variables of a lead.
+func VarsOf(l *leads.Lead) sequences.Vars {
 	return func(name string) (string, bool) {
 		switch name {
 		case "first_name":
@@ -323,7 +317,7 @@ func varsOf(l *leads.Lead) sequences.Vars {
 // missingVariable returns the first step and variable whose template the
 // lead cannot fill.
 func missingVariable(q *sequences.Sequence, l *leads.Lead) (string, string) {
-	vars := varsOf(l)
+	vars := VarsOf(l)
 	for _, s := range q.Steps {
 		for _, t := range []string{s.Note, s.Subject, s.Body} {
 			if t == "" {
@@ -624,7 +618,7 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 				id = *a.EmailSenderID
 			}
 			if w, ok := closed[id]; ok && !l.Replied && !l.DoNotContact {
-				e.waitOn(w.senderID, w.action, "outside_schedule", &w.until)
+				e.WaitOn(w.senderID, w.action, "outside_schedule", &w.until)
 			}
 			es = append(es, e)
 			out.EnrollmentIDs = append(out.EnrollmentIDs, e.ID)

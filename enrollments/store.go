@@ -108,6 +108,10 @@ type savedRow struct {
 // again.
 type batchedKey struct{}
 
+// Batched marks ctx as a runner transaction's, whose enrollment saves wait
+// for the commit.
+func Batched(ctx context.Context) context.Context { return context.WithValue(ctx, batchedKey{}, true) }
+
 func batched(ctx context.Context) bool { return ctx.Value(batchedKey{}) != nil }
 
 // enrollmentTypes are the Postgres types of the columns Save writes, for

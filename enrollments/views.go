@@ -175,7 +175,7 @@ var reasonText = map[string][2]string{
 }
 
 // ordinary are waits that end by themselves as designed.
-var ordinary = map[string]bool{"wait_step": true, waitTaskDue: true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true, waitingSending: true}
+var ordinary = map[string]bool{"wait_step": true, WaitTaskDue: true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true, WaitSending: true}
 
 // selfLifting are limits that lift by themselves within days: a sequence
 // held only by them is still sending.

@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -49,6 +48,7 @@ type Service struct {
 	catalog    Catalog
 	log        EventLog
 	classifier Classifier
+	stopper    Stopper
 
 	mu         sync.RWMutex
 	transports map[string]senders.Transport
@@ -76,19 +76,6 @@ func (svc *Service) transport(name string) senders.Transport {
 	svc.mu.RLock()
 	defer svc.mu.RUnlock()
 	return svc.transports[name]
-}
-
-// Prefetch reads, in one query, the threads of the conversations of a
-// batch of replies (the senders and leads of one workspace), for Receive
-// to take from the transaction's memo.
-func (svc *Service) Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error {
-	pairs := make([][2]string, len(ss))
-	channel := map[string]string{}
-	for i, s := range ss {
-		pairs[i] = [2]string{s.ID, leadIDs[i]}
-		channel[s.ID] = string(s.Channel)
-	}
-	return svc.store.Prefetch(ctx, workspaceID, pairs, channel)
 }
 
 // Outgoing is a message the runner sent in a sequence.
@@ -148,115 +135,6 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// Arrived is a reply a transport reported.
-type Arrived struct {
-	WorkspaceID       string
-	Sender            *senders.Sender
-	LeadID            string
-	SequenceID        string // the enrollment it answers, when the lead has one with this sender
-	EnrollmentID      string
-	ProviderMessageID string
-	Subject           string
-	Body              string
-	Headers           map[string]string
-	// AutoReply: the transport itself marked it as sent by a machine.
-	AutoReply bool
-	At        time.Time
-	// Lead is the lead, when the caller has read it already.
-	Lead *leads.Lead
-	// Also returns events the caller wants written with message.classified,
-	// in one statement, once the reply is kept and read (not for a
-	// duplicate).
-	Also func(th *Thread, m *Message, read Classification) []events.Event
-}
-
-// ErrUnknownLead is a reply from a lead the workspace does not have.
-var ErrUnknownLead = errors.New("inbox: reply from an unknown lead")
-
-// Received is what came of an arrived reply.
-type Received struct {
-	Thread  *Thread
-	Message *Message
-	Read    Classification
-	// Duplicate: the provider message was taken in before; nothing changed.
-	Duplicate bool
-}
-
-// Receive takes in a reply inside the transaction ctx carries: it lands in
-// its thread once per provider message id, is classified, and fires
-// message.classified. What the reply means for enrollments (reply-stop, an
-// out-of-office delay) is the caller's to do with Read.
-func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
-	lead := a.Lead
-	if lead == nil {
-		ls, err := svc.leads.ByIDs(ctx, a.WorkspaceID, []string{a.LeadID})
-		if err != nil {
-			return nil, err
-		}
-		if len(ls) == 0 {
-			return nil, fmt.Errorf("%w: %s", ErrUnknownLead, a.LeadID)
-		}
-		lead = &ls[0]
-	}
-	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
-	if err != nil {
-		return nil, fmt.Errorf("inbox: classify: %w", err)
-	}
-	if !read.Intent.Valid() {
-		read.Intent = Unclear
-	}
-	if a.AutoReply && !read.AutoReply {
-		read.AutoReply, read.Intent = true, OutOfOffice
-	}
-	// A new thread is made with this reply counted and read.
-	intent, source := read.Intent, SourceAuto
-	th, created, err := svc.conversation(ctx, &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
-		Channel: a.Sender.Channel, SequenceID: optional(a.SequenceID), EnrollmentID: optional(a.EnrollmentID), Intent: &intent, IntentSource: &source,
-		Unread: true, MessageCount: 1, LastMessageAt: a.At})
-	if err != nil {
-		return nil, err
-	}
-	m := &Message{ID: apikit.NewID(), WorkspaceID: a.WorkspaceID, ThreadID: th.ID, Direction: In, Status: Sent,
-		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent,
-		ProviderMessageID: optional(a.ProviderMessageID), SentAt: a.At, CreatedAt: svc.clock.Now()}
-	added, err := svc.store.AddMessage(ctx, m)
-	if err != nil {
-		return nil, err
-	}
-	if !added {
-		return &Received{Thread: th, Read: read, Duplicate: true}, nil
-	}
-	if !created {
-		if err := svc.counted(ctx, th, a, read); err != nil {
-			return nil, err
-		}
-	}
-	var also []events.Event
-	if a.Also != nil {
-		also = a.Also(th, m, read)
-	}
-	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, "", also...); err != nil {
-		return nil, err
-	}
-	return &Received{Thread: th, Message: m, Read: read}, nil
-}
-
-// counted adds a reply to an existing thread.
-func (svc *Service) counted(ctx context.Context, th *Thread, a Arrived, read Classification) error {
-	if a.SequenceID != "" {
-		th.SequenceID, th.EnrollmentID = &a.SequenceID, optional(a.EnrollmentID)
-	}
-	// A person's reply sets the thread's intent; an auto-reply only when
-	// nothing a person wrote has been read yet.
-	if !read.AutoReply || th.Intent == nil || *th.Intent == OutOfOffice {
-		intent, source := read.Intent, SourceAuto
-		th.Intent, th.IntentSource = &intent, &source
-	}
-	th.Unread = true
-	svc.count(th, a.At)
-	return svc.store.SaveThread(ctx, th)
 }
 
 // classified writes message.classified for m (nil: a thread without a

@@ -67,7 +67,7 @@ func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error)
 			Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", t.SenderID, t.LeadID, t.Channel)).Scan(ctx)
 	}
 	// What Prefetch read for this conversation, once.
-	key := "thread:" + t.SenderID + "|" + t.LeadID + "|" + string(t.Channel)
+	key := threadKey{t.SenderID, t.LeadID, string(t.Channel)}
 	known := false
 	if memo := db.TxMemo(ctx); memo != nil {
 		if v, ok := memo.LoadAndDelete(key); ok {
@@ -92,6 +92,9 @@ func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error)
 	return find() // another transaction made it meanwhile
 }
 
+// threadKey is a conversation's thread in the transaction's memo.
+type threadKey struct{ sender, lead, channel string }
+
 // Prefetch reads the threads of several conversations (sender and lead
 // pairs) of one workspace in one query, locked on Postgres, into the
 // transaction's memo, where Conversation takes each once; a pair without
@@ -111,15 +114,15 @@ func (b *BunStore) Prefetch(ctx context.Context, workspaceID string, pairs [][2]
 	if err := b.locked(ctx, b.db.IDB(ctx).NewSelect().Model(&ths).Where("th.lead_id IN (?)", bun.In(leads))).Scan(ctx); err != nil {
 		return err
 	}
-	found := map[string]*Thread{}
+	found := map[threadKey]*Thread{}
 	for i := range ths {
 		if ths[i].WorkspaceID != workspaceID {
 			continue
 		}
-		found["thread:"+ths[i].SenderID+"|"+ths[i].LeadID+"|"+string(ths[i].Channel)] = &ths[i]
+		found[threadKey{ths[i].SenderID, ths[i].LeadID, string(ths[i].Channel)}] = &ths[i]
 	}
 	for _, p := range pairs {
-		key := "thread:" + p[0] + "|" + p[1] + "|" + channel[p[0]]
+		key := threadKey{p[0], p[1], channel[p[0]]}
 		if th, ok := found[key]; ok {
 			memo.Store(key, th)
 		} else {

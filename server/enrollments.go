@@ -8,7 +8,6 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/senders"
 )
 
 type enrollInput struct {
@@ -149,10 +148,4 @@ func (s *Server) registerEnrollments() {
 		}
 		return dataFrom(s.enrollments.Capacity(ctx, p, sd))
 	})
-}
-
-// Runner returns a runner on the server's database that sends through
-// transports (by a sender's transport name).
-func (s *Server) Runner(transports map[string]senders.Transport) *enrollments.Runner {
-	return s.enrollments.NewRunner(transports, s.logger)
 }

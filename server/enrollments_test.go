@@ -70,7 +70,7 @@ func TestEnrollmentRoutes(t *testing.T) {
 		is.Equal(e.call("POST", "/v1/sequences/"+seq+"/activate", "manager", nil).Status, 200)
 		net := sandbox.New(1, e.clock, sandbox.Rates{})
 		net.Script(bo, sandbox.Outcome{})
-		runner := e.srv.Runner(map[string]senders.Transport{senders.TransportSandbox: net})
+		runner := e.runner(map[string]senders.Transport{senders.TransportSandbox: net})
 		for range 10 {
 			_, err := runner.Tick(context.Background())
 			is.NoErr(err)

@@ -14,8 +14,11 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/platform"
+	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
@@ -51,6 +54,7 @@ type env struct {
 	t       testing.TB
 	db      *db.DB
 	srv     *Server
+	pl      *platform.Platform
 	handler http.Handler
 	clock   *apikit.FakeClock
 	ws      *workspace.Service
@@ -61,9 +65,11 @@ type env struct {
 func newEnv(t testing.TB, d *db.DB, limits RateLimits) *env {
 	t.Helper()
 	clock := apikit.NewFakeClock(t0)
-	srv := New(Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Limits: limits,
+	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: logger,
 		Webhooks: webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
-	e := &env{t: t, db: d, srv: srv, handler: srv.Handler(), clock: clock, ws: srv.workspaces, keys: map[string]string{}, ids: map[string]string{}}
+	srv := New(Config{Platform: pl, Logger: logger, Limits: limits})
+	e := &env{t: t, db: d, srv: srv, pl: pl, handler: srv.Handler(), clock: clock, ws: srv.workspaces, keys: map[string]string{}, ids: map[string]string{}}
 	ctx := context.Background()
 	if _, err := e.ws.Apply(ctx, acmeSetup()); err != nil {
 		t.Fatal(err)
@@ -192,4 +198,11 @@ type testLog struct{ t testing.TB }
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// runner returns a runner that sends through ts, the transports members'
+// replies go through too.
+func (e *env) runner(ts map[string]senders.Transport) *engine.Runner {
+	e.pl.UseTransports(ts)
+	return e.pl.Runner()
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -31,17 +32,21 @@ import (
 // Version is the version of the interface description.
 const Version = "1.0.0"
 
-// Config is what a Server needs. Only DB is required.
+// Config is what a Server needs: a Platform, or a DB to build one on.
 type Config struct {
-	DB     *db.DB
-	Clock  apikit.Clock // default: the system clock
-	Logger *slog.Logger // default: slog.Default()
-	Limits RateLimits   // default: DefaultRateLimits
-	// Transports are what members' replies go through when no runner was
-	// made with Runner (an API server apart from its workers).
+	// Platform is the wired areas the API serves (package platform). When
+	// it is nil, New builds one from DB, Clock, Logger, Transports and
+	// Webhooks.
+	Platform *platform.Platform
+	DB       *db.DB
+	Clock    apikit.Clock // default: the platform's clock, or the system clock
+	Logger   *slog.Logger // default: slog.Default()
+	Limits   RateLimits   // default: DefaultRateLimits
+	// Transports are what members' replies go through, for a platform New
+	// builds.
 	Transports map[string]senders.Transport
-	// Webhooks decides which webhook endpoints may be reached; the zero
-	// value allows public addresses only.
+	// Webhooks decides which webhook endpoints may be reached, for a
+	// platform New builds; the zero value allows public addresses only.
 	Webhooks webhooks.Guard
 }
 
@@ -69,21 +74,20 @@ type Server struct {
 	schemasPath string
 }
 
-// New builds the API on cfg.DB. The database must be migrated.
+// New builds the API on cfg.Platform, or on a platform on cfg.DB. The
+// database must be migrated.
 func New(cfg Config) *Server {
-	if cfg.Clock == nil {
-		cfg.Clock = apikit.SystemClock{}
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Limits == (RateLimits{}) {
 		cfg.Limits = DefaultRateLimits
 	}
-	pl := enrollments.NewPlatformGuarded(cfg.DB, cfg.Clock, cfg.Webhooks)
-	if cfg.Transports != nil {
-		pl.Inbox.UseTransports(cfg.Transports)
+	pl := cfg.Platform
+	if pl == nil {
+		pl = platform.New(platform.Config{DB: cfg.DB, Clock: cfg.Clock, Logger: cfg.Logger, Webhooks: cfg.Webhooks, Transports: cfg.Transports})
 	}
+	cfg.DB, cfg.Clock = pl.DB, pl.Clock
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: pl.Workspaces, events: pl.Log,

@@ -64,7 +64,7 @@ func TestTaskRoutes(t *testing.T) {
 			enrolled[lead] = r.data()["enrollment_ids"].([]any)[0].(string)
 		}
 		net := sandbox.New(1, e.clock, sandbox.Rates{})
-		runner := e.srv.Runner(map[string]senders.Transport{senders.TransportSandbox: net})
+		runner := e.runner(map[string]senders.Transport{senders.TransportSandbox: net})
 		tick := func() {
 			_, err := runner.Tick(context.Background())
 			is.NoErr(err)

@@ -39,7 +39,7 @@ func (e *env) mailAnnAndCy(t *testing.T) *mailed {
 		is.Equal(e.call("POST", "/v1/enrollments", "member", map[string]any{"sequence_id": seq, "lead_ids": []string{lead}, "confirm": true}).Status, 200)
 	}
 	m.net = sandbox.New(1, e.clock, sandbox.Rates{})
-	runner := e.srv.Runner(map[string]senders.Transport{senders.TransportSandbox: m.net})
+	runner := e.runner(map[string]senders.Transport{senders.TransportSandbox: m.net})
 	m.tick = func() {
 		_, err := runner.Tick(context.Background())
 		is.NoErr(err)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/tls"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -98,10 +97,4 @@ func (s *Server) registerWebhooks() {
 	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *deliveryIDInput) (*dataOutput[*webhooks.Delivery], error) {
 		return dataFrom(s.webhooks.Replay(ctx, p, in.ID))
 	})
-}
-
-// WebhookWorker returns the worker that sends webhook deliveries through
-// the guarded client; tlsc (nil: the system's roots) is for tests.
-func (s *Server) WebhookWorker(tlsc *tls.Config) *webhooks.Worker {
-	return s.webhooks.NewWorker(s.webhooks.Guard().Client(tlsc), s.logger)
 }

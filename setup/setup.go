@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/leadline/leadline/apikit"
-	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/workspace"
@@ -64,7 +64,7 @@ func ReadFile(path string) (File, error) {
 // Apply applies f on d in one transaction and returns one line per change.
 // Nothing is changed when any part is invalid.
 func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string, error) {
-	pl := enrollments.NewPlatform(d, clock)
+	pl := platform.New(platform.Config{DB: d, Clock: clock})
 	ws, ss, qs, es := pl.Workspaces, pl.Senders, pl.Sequences, pl.Enrollments
 	var changes []string
 	err := d.InTx(ctx, func(ctx context.Context) error {

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/uptrace/bun"
 	"io"
 	"log/slog"
 	"maps"
@@ -22,10 +21,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/setup"
@@ -76,7 +80,7 @@ type Result struct {
 type Phases struct {
 	Leads, Enroll, Run time.Duration
 	// Runner splits Run by the runner's parts.
-	Runner enrollments.Spent
+	Runner engine.Spent
 }
 
 func (p Phases) String() string {
@@ -117,10 +121,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if _, err := setup.Apply(ctx, d, clock, cfg.Setup); err != nil {
 		return nil, err
 	}
-	pl := enrollments.NewPlatform(d, clock)
+	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: cfg.Logger})
 	ws, ls, ss, qs, es := pl.Workspaces, pl.Leads, pl.Senders, pl.Sequences, pl.Enrollments
 	net := sandbox.New(cfg.Seed, clock, cfg.Rates)
-	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, cfg.Logger)
+	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: net})
+	runner := pl.Runner()
 	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 2026))
 
 	type dncAt struct {
@@ -262,7 +267,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		var replies []struct {
 			Data map[string]any `bun:"data,type:jsonb"`
 		}
-		if err := d.NewSelect().Table("events").Column("data").Where("workspace_id = ? AND kind = ?", w.ID, enrollments.EventReplyReceived).
+		if err := d.NewSelect().Table("events").Column("data").Where("workspace_id = ? AND kind = ?", w.ID, inbox.EventReplyReceived).
 			Scan(ctx, &replies); err != nil {
 			return nil, err
 		}
@@ -317,7 +322,7 @@ func inboxCounts(ctx context.Context, d *db.DB, res *Result) error {
 // ahead of every tick with the clock's time and returns the next moment it
 // needs (zero for none). It returns how many enrollment runs happened and
 // leaves the clock at end.
-func Until(ctx context.Context, r *enrollments.Runner, clock *apikit.FakeClock, end time.Time, before func(now time.Time) (time.Time, error)) (int, error) {
+func Until(ctx context.Context, r *engine.Runner, clock *apikit.FakeClock, end time.Time, before func(now time.Time) (time.Time, error)) (int, error) {
 	runs := 0
 	for {
 		want := time.Time{}

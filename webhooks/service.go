@@ -106,10 +106,13 @@ func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
 	return nil
 }
 
+// subscribedKey is a workspace's enabled webhooks in a transaction's memo.
+type subscribedKey string
+
 // subscribed returns the workspace's enabled webhooks, read once per
 // transaction: a batch of runner steps or replies writes many events.
 func (svc *Service) subscribed(ctx context.Context, workspaceID string) ([]Webhook, error) {
-	memo, key := db.TxMemo(ctx), "webhooks:"+workspaceID
+	memo, key := db.TxMemo(ctx), subscribedKey(workspaceID)
 	if memo != nil {
 		if v, ok := memo.Load(key); ok {
 			return v.([]Webhook), nil

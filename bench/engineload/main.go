@@ -29,6 +29,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/setup"
@@ -60,7 +61,7 @@ func main() {
 	benchkit.Check(err)
 	_, err = setup.Apply(ctx, d, clock, f)
 	benchkit.Check(err)
-	pl := enrollments.NewPlatform(d, clock)
+	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 	ws, ls, qs, es := pl.Workspaces, pl.Leads, pl.Sequences, pl.Enrollments
 	w, err := ws.ByName(ctx, "engine")
 	benchkit.Check(err)
@@ -112,7 +113,8 @@ func main() {
 	benchkit.Check(qs.ActivateByName(ctx, w.ID, "Views"))
 	analyze(ctx, d)
 	net := sandbox.New(1, clock, sandbox.Rates{})
-	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, slog.New(slog.DiscardHandler))
+	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: net})
+	runner := pl.Runner()
 	runner.Batch = 500
 	if *workers > 0 {
 		runner.Workers = *workers

@@ -29,6 +29,7 @@ import (
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/server"
@@ -53,7 +54,7 @@ func main() {
 	benchkit.Check(err)
 	_, err = setup.Apply(ctx, d, clock, f)
 	benchkit.Check(err)
-	pl := enrollments.NewPlatform(d, clock)
+	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 	w, err := pl.Workspaces.ByName(ctx, "inbox")
 	benchkit.Check(err)
 	p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
@@ -119,7 +120,8 @@ func main() {
 		net.Deliver(in)
 	}
 	clock.Set(start.Add(time.Duration(*n)*time.Millisecond + time.Second))
-	runner := pl.Enrollments.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, slog.New(slog.DiscardHandler))
+	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: net})
+	runner := pl.Runner()
 	if *workers > 0 {
 		runner.IngestWorkers = *workers
 	}

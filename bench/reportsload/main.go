@@ -26,9 +26,9 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/bench/internal/benchkit"
-	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/setup"
@@ -62,7 +62,7 @@ func main() {
 	loc, _ := time.LoadLocation("Europe/Berlin")
 	first := time.Date(now.Year(), now.Month(), now.Day()-*days+1, 0, 0, 0, 0, loc)
 	clock := apikit.NewFakeClock(first.Add(-24 * time.Hour))
-	pl := enrollments.NewPlatform(d, clock)
+	pl := platform.New(platform.Config{DB: d, Clock: clock})
 	w, err := pl.Workspaces.ByName(ctx, "reports")
 	if err != nil {
 		f, err := setup.Decode(strings.NewReader(benchSetup()))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/workspace"
@@ -78,7 +79,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer d.Close()
 	ts := transports(time.Now().UnixNano())
-	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits, Transports: ts, Webhooks: webhookGuard(*allowPrivate)})
+	pl := platform.New(platform.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate), Transports: ts})
+	srv := server.New(server.Config{Platform: pl, Logger: logger, Limits: limits})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
@@ -91,8 +93,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *runner {
 		go func() {
 			defer close(runnerDone)
-			go srv.WebhookWorker(nil).Run(runCtx, webhookTick)
-			opts.apply(srv.Runner(ts)).Run(runCtx, *opts.tick)
+			go pl.WebhookWorker(nil).Run(runCtx, webhookTick)
+			opts.apply(pl.Runner()).Run(runCtx, *opts.tick)
 		}()
 	} else {
 		close(runnerDone)

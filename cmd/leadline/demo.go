@@ -14,6 +14,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
@@ -133,7 +134,7 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pl := enrollments.NewPlatform(d, clock)
+	pl := platform.New(platform.Config{DB: d, Clock: clock})
 	svc := pl.Leads
 	pctx := apikit.WithPrincipal(ctx, p)
 	if _, err := seedLeads(pctx, p, svc, ws); err != nil {
@@ -257,7 +258,7 @@ func seedLeads(ctx context.Context, p apikit.Principal, svc *leads.Service, ws *
 // Globex CTOs and runs the runner on the sandbox network from the clock's
 // time (two weeks ago) up to now. A demo workspace that already has
 // enrollments keeps its history. It returns how many actions were sent.
-func demoActivity(ctx context.Context, pl *enrollments.Platform, clock *apikit.FakeClock, p apikit.Principal, now time.Time) (int, error) {
+func demoActivity(ctx context.Context, pl *platform.Platform, clock *apikit.FakeClock, p apikit.Principal, now time.Time) (int, error) {
 	ls, qs, es := pl.Leads, pl.Sequences, pl.Enrollments
 	if page, err := es.List(ctx, p, enrollments.Filter{Limit: 1}); err != nil || page.Total > 0 {
 		return 0, err
@@ -295,7 +296,8 @@ func demoActivity(ctx context.Context, pl *enrollments.Platform, clock *apikit.F
 		return 0, err
 	}
 	net := sandbox.New(2026, clock, sandbox.DefaultRates)
-	runner := es.NewRunner(map[string]senders.Transport{senders.TransportSandbox: net}, nil)
+	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: net})
+	runner := pl.Runner()
 	if _, err := simulate.Until(ctx, runner, clock, now.UTC().Truncate(time.Microsecond), nil); err != nil {
 		return 0, err
 	}

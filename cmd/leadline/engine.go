@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
-	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
-	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
@@ -54,8 +54,8 @@ func runnerFlags(fs *flag.FlagSet) runnerOpts {
 	return runnerOpts{
 		command: fs.Name(),
 		tick:    fs.Duration("tick", 5*time.Second, "how often the runner looks for due work"),
-		workers: fs.Int("workers", 0, fmt.Sprintf("enrollments of a claimed batch the runner works on at once, Postgres only (0: %d)", enrollments.DefaultWorkers)),
-		group:   fs.Int("group", 0, fmt.Sprintf("enrollments that share each of the runner's transactions (0: %d)", enrollments.DefaultGroup)),
+		workers: fs.Int("workers", 0, fmt.Sprintf("enrollments of a claimed batch the runner works on at once, Postgres only (0: %d)", engine.DefaultWorkers)),
+		group:   fs.Int("group", 0, fmt.Sprintf("enrollments that share each of the runner's transactions (0: %d)", engine.DefaultGroup)),
 	}
 }
 
@@ -68,7 +68,7 @@ func (o runnerOpts) check() error {
 }
 
 // apply sets the flags on r.
-func (o runnerOpts) apply(r *enrollments.Runner) *enrollments.Runner {
+func (o runnerOpts) apply(r *engine.Runner) *engine.Runner {
 	if *o.workers > 0 {
 		r.Workers = *o.workers
 	}
@@ -95,10 +95,10 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer d.Close()
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	srv := server.New(server.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate)})
+	pl := platform.New(platform.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate), Transports: transports(time.Now().UnixNano())})
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
-	go srv.WebhookWorker(nil).Run(ctx, webhookTick)
-	opts.apply(srv.Runner(transports(time.Now().UnixNano()))).Run(ctx, *opts.tick)
+	go pl.WebhookWorker(nil).Run(ctx, webhookTick)
+	opts.apply(pl.Runner()).Run(ctx, *opts.tick)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package enrollments
+package engine
 
 import (
 	"context"
@@ -9,14 +9,12 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/bookings"
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
-	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 )
-
-func newID() string { return apikit.NewID() }
 
 // ingestBatch is how many reports one ingest transaction records.
 const ingestBatch = 64
@@ -67,6 +65,7 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 	for start := 0; start < len(in); start += ingestBatch {
 		part := in[start:min(start+ingestBatch, len(in))]
 		err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+			r.svc.enrollments.BatchReplyStops(ctx, now)
 			if err := r.prefetch(ctx, part); err != nil {
 				return err
 			}
@@ -75,7 +74,7 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 					return err
 				}
 			}
-			return r.flushStops(ctx)
+			return r.svc.enrollments.FlushReplyStops(ctx)
 		})
 		if err == nil {
 			continue
@@ -85,10 +84,11 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 		}
 		for _, ev := range part {
 			if err := r.svc.db.InTx(ctx, func(ctx context.Context) error {
+				r.svc.enrollments.BatchReplyStops(ctx, now)
 				if err := r.ingestOne(ctx, ev, now); err != nil {
 					return err
 				}
-				return r.flushStops(ctx)
+				return r.svc.enrollments.FlushReplyStops(ctx)
 			}); err != nil {
 				return err
 			}
@@ -97,12 +97,11 @@ func (r *Runner) ingestPart(ctx context.Context, in []senders.Inbound, now time.
 	return nil
 }
 
-// prefetch reads, in one query per workspace each, the leads of a batch's
-// replies, their live enrollments and their threads, for the replies to take from the
-// transaction's memo (each once: a second report of the same lead reads
-// afresh, after the first changed it).
+// prefetch has the inbox read, in one query per workspace each, the
+// leads of a batch's replies, their threads and their live enrollments,
+// for the replies to take from the transaction's memo (each once: a second
+// report of the same lead reads afresh, after the first changed it).
 func (r *Runner) prefetch(ctx context.Context, batch []senders.Inbound) error {
-	memo := db.TxMemo(ctx)
 	byWorkspace := map[string][]string{}
 	sendersOf := map[string][]*senders.Sender{}
 	for _, ev := range batch {
@@ -122,52 +121,12 @@ func (r *Runner) prefetch(ctx context.Context, batch []senders.Inbound) error {
 		if err := r.svc.inbox.Prefetch(ctx, ws, sendersOf[ws], ids); err != nil {
 			return err
 		}
-		ls, err := r.svc.leads.ByIDs(ctx, ws, ids)
-		if err != nil {
-			return err
-		}
-		for i := range ls {
-			memo.Store("lead:"+ls[i].ID, &ls[i])
-		}
-		live, err := r.svc.store.Live(ctx, ws, ids)
-		if err != nil {
-			return err
-		}
-		byLead := map[string][]Enrollment{}
-		for _, id := range ids {
-			byLead[id] = nil
-		}
-		for _, e := range live {
-			byLead[e.LeadID] = append(byLead[e.LeadID], e)
-		}
-		for id, es := range byLead {
-			memo.Store("live:"+id, es)
-		}
 	}
 	return nil
 }
 
-// loadMemo returns what the transaction's memo holds under key.
-func loadMemo(ctx context.Context, key string) (any, bool) {
-	if memo := db.TxMemo(ctx); memo != nil {
-		return memo.Load(key)
-	}
-	return nil, false
-}
-
-// take returns and forgets what prefetch read under key.
-func take[T any](ctx context.Context, key string) (T, bool) {
-	var zero T
-	memo := db.TxMemo(ctx)
-	if memo == nil {
-		return zero, false
-	}
-	v, ok := memo.LoadAndDelete(key)
-	if !ok {
-		return zero, false
-	}
-	return v.(T), true
-}
+// senderKey is a sender an ingest transaction read, in its memo.
+type senderKey string
 
 // inboundSender reads a sender once per ingest transaction: a batch holds
 // many reports of the same senders, and a signal changes the one read.
@@ -176,28 +135,27 @@ func (r *Runner) inboundSender(ctx context.Context, id string) (*senders.Sender,
 	if memo == nil {
 		return r.svc.senders.Sender(ctx, id)
 	}
-	if v, ok := memo.Load("sender:" + id); ok {
+	if v, ok := memo.Load(senderKey(id)); ok {
 		return v.(*senders.Sender), nil
 	}
 	s, err := r.svc.senders.Sender(ctx, id)
 	if err == nil {
-		memo.Store("sender:"+id, s)
+		memo.Store(senderKey(id), s)
 	}
 	return s, err
 }
 
 func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Time) error {
 	svc := r.svc
-	if p, ok := loadMemo(ctx, "stops"); ok && (in.Kind != senders.InboundReply || p.(*replyStops).touched[in.LeadID]) {
+	if pending, lead := svc.enrollments.ReplyStopsPending(ctx, in.LeadID); pending && (in.Kind != senders.InboundReply || lead) {
 		// This report could read what the batch's replies changed.
-		if err := r.flushStops(ctx); err != nil {
+		if err := svc.enrollments.FlushReplyStops(ctx); err != nil {
 			return err
 		}
 	}
 	if in.Kind != senders.InboundReply {
 		// Whatever else happened to the lead makes what prefetch read stale.
-		take[any](ctx, "live:"+in.LeadID)
-		take[any](ctx, "lead:"+in.LeadID)
+		svc.inbox.Forget(ctx, in.LeadID)
 	}
 	s, err := r.inboundSender(ctx, in.SenderID)
 	if db.IsNoRows(err) {
@@ -230,7 +188,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		if err := r.sentBy(ctx, &ev, s); err != nil {
 			return err
 		}
-		if err := emit(EventInviteAccepted, map[string]any{"sender_id": s.ID, "invited_at": sentAt.UTC()}); err != nil {
+		if err := emit(enrollments.EventInviteAccepted, map[string]any{"sender_id": s.ID, "invited_at": sentAt.UTC()}); err != nil {
 			return err
 		}
 		return svc.store.Wake(ctx, s.WorkspaceID, in.LeadID, "awaiting_acceptance", now)
@@ -238,7 +196,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		if err := r.sentBy(ctx, &ev, s); err != nil {
 			return err
 		}
-		if err := emit(EventEmailBounced, map[string]any{"sender_id": s.ID, "message": in.Message}); err != nil {
+		if err := emit(enrollments.EventEmailBounced, map[string]any{"sender_id": s.ID, "message": in.Message}); err != nil {
 			return err
 		}
 		live, err := svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID})
@@ -247,10 +205,10 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		}
 		for i := range live {
 			e := &live[i]
-			if deref(e.SenderID) != s.ID && deref(e.EmailSenderID) != s.ID {
+			if apikit.Deref(e.SenderID) != s.ID && apikit.Deref(e.EmailSenderID) != s.ID {
 				continue
 			}
-			if err := r.fail(ctx, e, "email_bounced", "The lead's email address bounced: "+in.Message, now); err != nil {
+			if err := r.svc.enrollments.Fail(ctx, e, "email_bounced", "The lead's email address bounced: "+in.Message, now); err != nil {
 				return err
 			}
 			e.UpdatedAt, e.LeaseUntil = now, nil
@@ -269,133 +227,20 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 	return nil
 }
 
-// reply records a reply through the inbox, which keeps it once per
-// provider message and reads it. A person's reply stops every live
-// enrollment of the lead (reply-stop) in this transaction; an auto-reply
-// only delays the lead's next step, until the return date it gives or by
-// OutOfOfficeDelay.
+// reply hands a reply to the inbox, which keeps it once per provider
+// message, reads it and applies reply-stop in this transaction.
 func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inbound, now time.Time) error {
-	svc := r.svc
-	live, ok := take[[]Enrollment](ctx, "live:"+in.LeadID)
-	if !ok {
-		var err error
-		if live, err = svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID}); err != nil {
-			return err
-		}
+	at := in.At
+	if at.IsZero() {
+		at = now
 	}
-	a := inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
-		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: in.At}
-	if l, ok := take[*leads.Lead](ctx, "lead:"+in.LeadID); ok && l.WorkspaceID == s.WorkspaceID {
-		a.Lead = l
-	}
-	if a.At.IsZero() {
-		a.At = now
-	}
-	for _, e := range live {
-		if deref(e.SenderID) == s.ID || deref(e.EmailSenderID) == s.ID {
-			a.SequenceID, a.EnrollmentID = e.SequenceID, e.ID
-		}
-	}
-	// reply.received and the enrollments' ends are written with
-	// message.classified, in one statement.
-	var until time.Time
-	a.Also = func(th *inbox.Thread, m *inbox.Message, read inbox.Classification) []events.Event {
-		data := map[string]any{"sender_id": s.ID, "auto_reply": read.AutoReply, "provider_message_id": in.ProviderMessageID,
-			"thread_id": th.ID, "message_id": m.ID, "intent": string(read.Intent), "body": in.Body}
-		if in.Subject != "" {
-			data["subject"] = in.Subject
-		}
-		if read.AutoReply {
-			until = now.Add(OutOfOfficeDelay)
-			if read.ReturnsAt != nil && read.ReturnsAt.After(now) {
-				until = *read.ReturnsAt
-				data["returns_at"] = until
-			}
-		}
-		out := []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID, ClientID: apikit.Deref(th.ClientID),
-			SequenceID: apikit.Deref(th.SequenceID), Kind: EventReplyReceived, Data: data}}
-		if !read.AutoReply {
-			for i := range live {
-				out = append(out, r.ended(&live[i], Replied, "replied", now))
-			}
-		}
-		return out
-	}
-	got, err := svc.inbox.Receive(ctx, a)
+	_, err := r.svc.inbox.Receive(ctx, inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
+		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: at})
 	if errors.Is(err, inbox.ErrUnknownLead) {
 		r.logger.Warn("runner: reply from an unknown lead", "sender_id", s.ID, "lead_id", in.LeadID)
 		return nil
 	}
-	if err != nil || got.Duplicate {
-		return err
-	}
-	if got.Read.AutoReply {
-		for i := range live {
-			e := &live[i]
-			if e.Status == Active && e.NextRunAt != nil && e.NextRunAt.Before(until) {
-				reason := "out_of_office"
-				e.NextRunAt, e.WaitingFor, e.WaitingUntil, e.UpdatedAt = &until, &reason, &until, now
-				if err := svc.store.Save(ctx, e); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if stops := pendingStops(ctx, now); stops != nil {
-		for _, e := range live {
-			stops.enrollments = append(stops.enrollments, e.ID)
-		}
-		stops.leads[s.WorkspaceID] = append(stops.leads[s.WorkspaceID], in.LeadID)
-		stops.touched[in.LeadID] = true
-		return nil
-	}
-	for i := range live {
-		e := &live[i]
-		e.UpdatedAt, e.LeaseUntil = now, nil
-		if err := svc.store.Save(ctx, e); err != nil {
-			return err
-		}
-	}
-	return svc.leads.MarkReplied(ctx, s.WorkspaceID, in.LeadID)
-}
-
-// replyStops are the reply-stop writes of an ingest batch: the ended
-// enrollments and the leads that replied, written in one statement each
-// when the batch ends, or before a report that could read them.
-type replyStops struct {
-	at          time.Time
-	enrollments []string
-	leads       map[string][]string // by workspace
-	touched     map[string]bool
-}
-
-// pendingStops returns the transaction's reply-stop writes (nil outside
-// an ingest transaction).
-func pendingStops(ctx context.Context, now time.Time) *replyStops {
-	memo := db.TxMemo(ctx)
-	if memo == nil {
-		return nil
-	}
-	v, _ := memo.LoadOrStore("stops", &replyStops{at: now, leads: map[string][]string{}, touched: map[string]bool{}})
-	return v.(*replyStops)
-}
-
-// flushStops writes the pending reply-stop writes.
-func (r *Runner) flushStops(ctx context.Context) error {
-	p, ok := take[*replyStops](ctx, "stops")
-	if !ok {
-		return nil
-	}
-	if err := r.svc.store.EndReplied(ctx, p.enrollments, p.at); err != nil {
-		return err
-	}
-	for ws, ids := range p.leads {
-		if err := r.svc.leads.MarkReplied(ctx, ws, ids...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // sentBy names in ev the lead's enrollment that s works for, if one is
@@ -407,10 +252,16 @@ func (r *Runner) sentBy(ctx context.Context, ev *events.Event, s *senders.Sender
 		return err
 	}
 	for _, e := range live {
-		if deref(e.SenderID) == s.ID || deref(e.EmailSenderID) == s.ID {
-			ev.SequenceID, ev.EnrollmentID, ev.ClientID = e.SequenceID, e.ID, deref(e.ClientID)
+		if apikit.Deref(e.SenderID) == s.ID || apikit.Deref(e.EmailSenderID) == s.ID {
+			ev.SequenceID, ev.EnrollmentID, ev.ClientID = e.SequenceID, e.ID, apikit.Deref(e.ClientID)
 			return nil
 		}
 	}
 	return nil
+}
+
+// Bookings is what the runner needs of bookings: the sandbox network books
+// meetings through the inbound path.
+type Bookings interface {
+	Book(ctx context.Context, b *bookings.Booking) (bool, error)
 }

@@ -1,4 +1,4 @@
-package enrollments_test
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
@@ -27,7 +28,7 @@ const mailSequences = `
 `
 
 // thread returns the lead's only thread with its messages.
-func (e *engine) thread(leadID string) *inbox.ThreadView {
+func (e *rig) thread(leadID string) *inbox.ThreadView {
 	e.t.Helper()
 	page, err := e.pl.Inbox.List(context.Background(), e.p, inbox.Filter{LeadID: leadID, Limit: 10})
 	if err != nil || len(page.Data) != 1 {
@@ -40,7 +41,7 @@ func (e *engine) thread(leadID string) *inbox.ThreadView {
 	return v
 }
 
-func (e *engine) count(kind, leadID string) int {
+func (e *rig) count(kind, leadID string) int {
 	e.t.Helper()
 	n, err := e.db.NewSelect().Table("events").Where("kind = ? AND lead_id = ?", kind, leadID).Count(context.Background())
 	if err != nil {
@@ -182,7 +183,7 @@ func TestOutOfOfficeWaitsForTheReturnDate(t *testing.T) {
 		is.Equal(ce.Status, enrollments.Active)
 		is.Equal(*ce.WaitingFor, "out_of_office")
 		is.True(ce.NextRunAt.Equal(time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)))
-		is.True(de.NextRunAt.Equal(now.Add(enrollments.OutOfOfficeDelay)))
+		is.True(de.NextRunAt.Equal(now.Add(engine.OutOfOfficeDelay)))
 		v := e.thread(cy)
 		is.Equal(*v.Intent, inbox.OutOfOffice)
 		is.True(v.Messages[1].AutoReply)

@@ -1,10 +1,9 @@
-package enrollments_test
+package engine_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
@@ -159,7 +159,7 @@ func TestReplyStopAndAutoReplies(t *testing.T) {
 		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], LeadID: cy, At: e.clock.Now(), AutoReply: true, Body: "Out of office"})
 		e.runUntil(e.clock.Now().Add(time.Minute))
 		en := e.enrollment(cy)
-		is.True(en.NextRunAt.Equal(e.clock.Now().Add(-time.Minute).Add(enrollments.OutOfOfficeDelay)))
+		is.True(en.NextRunAt.Equal(e.clock.Now().Add(-time.Minute).Add(engine.OutOfOfficeDelay)))
 		is.Equal(en.Status, enrollments.Active)
 		is.Equal(*en.WaitingFor, "out_of_office")
 		e.noViolations()
@@ -187,7 +187,7 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 		e.enrol("Plain", ann)
 		e.clock.Set(monday.Add(2 * time.Hour)) // inside the window
 
-		crash := e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: crashing{e.net}}, slog.New(slog.DiscardHandler))
+		crash := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: crashing{e.net}})
 		_, err := crash.Tick(ctx)
 		is.NoErr(err) // logged, not fatal: other enrollments go on
 		is.Equal(len(e.net.Performed()), 1)
@@ -198,7 +198,7 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 		n, err := e.runner.Tick(ctx)
 		is.NoErr(err)
 		is.Equal(n, 0)
-		e.clock.Advance(enrollments.DefaultLease + time.Second)
+		e.clock.Advance(engine.DefaultLease + time.Second)
 		_, err = e.runner.Tick(ctx)
 		is.NoErr(err)
 		is.Equal(len(e.net.Performed()), 1)
@@ -294,12 +294,12 @@ func TestTwoRunnersOnePostgres(t *testing.T) {
 	d := dbtest.Open(t, db.Postgres)
 	e := newEngine(t, d, "")
 	e.due("Spread", 60)
-	other := e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
+	other := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net})
 	// Each runner also runs its batches on four workers.
 	e.runner.Batch, other.Batch = 5, 5
 	e.runner.Workers, other.Workers = 4, 4
 	var wg sync.WaitGroup
-	for _, r := range []*enrollments.Runner{e.runner, other} {
+	for _, r := range []*engine.Runner{e.runner, other} {
 		wg.Go(func() {
 			if _, err := r.Tick(context.Background()); err != nil {
 				t.Error(err)
@@ -418,8 +418,8 @@ func TestAlertsAndEnrichment(t *testing.T) {
 		_, err = e.leads.Enrich(ctx, e.p, leads.EnrichInput{LeadIDs: []string{fresh, dnc}})
 		is.NoErr(err)
 
-		e.runUntil(monday.Add(15 * time.Hour))                    // 23:00 in Berlin
-		is.Equal(countKind(t, d, enrollments.EventRunningDry), 1) // anna, once on Monday
+		e.runUntil(monday.Add(15 * time.Hour))               // 23:00 in Berlin
+		is.Equal(countKind(t, d, engine.EventRunningDry), 1) // anna, once on Monday
 		l, err := e.leads.Get(ctx, e.p, fresh)
 		is.NoErr(err)
 		is.True(l.EnrichedAt != nil)
@@ -435,8 +435,8 @@ func TestAlertsAndEnrichment(t *testing.T) {
 		}
 		is.Equal(enriched, 1)
 
-		e.runUntil(monday.Add(39 * time.Hour))                    // Tuesday 23:00 in Berlin
-		is.Equal(countKind(t, d, enrollments.EventRunningDry), 2) // and once on Tuesday
+		e.runUntil(monday.Add(39 * time.Hour))               // Tuesday 23:00 in Berlin
+		is.Equal(countKind(t, d, engine.EventRunningDry), 2) // and once on Tuesday
 		// Notes: ben's 5 notes went out on Monday; the other 3 wait for
 		// December. A day later the sequence counts as stalled, once.
 		is.Equal(countKind(t, d, sequences.EventStalled), 1)

@@ -1,4 +1,4 @@
-package enrollments
+package engine
 
 import (
 	"context"
@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun"
-
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
+	"github.com/uptrace/bun"
 )
 
 // Alert kinds the runner's checks write.
@@ -102,19 +102,12 @@ func (r *Runner) Checks(ctx context.Context) error {
 			return fmt.Errorf("enrichment by sender %s: %w", all[i].ID, err)
 		}
 	}
-	for _, fn := range r.svc.housekeeping {
+	for _, fn := range r.housekeeping {
 		if err := fn(ctx, now); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// OnChecks registers fn to run with the runner's hourly checks: upkeep of
-// other areas that a worker should do, such as folding the reports'
-// counter shards.
-func (svc *Service) OnChecks(fn func(ctx context.Context, now time.Time) error) {
-	svc.housekeeping = append(svc.housekeeping, fn)
 }
 
 // runningDry writes sender.running_dry, once a sender's local day, for
@@ -210,7 +203,7 @@ func (r *Runner) checkStall(ctx context.Context, q *sequences.Sequence, last, no
 		WaitingFor string `bun:"waiting_for"`
 		N          int    `bun:"n"`
 	}
-	if err := r.svc.db.IDB(ctx).NewSelect().Model((*Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
+	if err := r.svc.db.IDB(ctx).NewSelect().Model((*enrollments.Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
 		Where("e.sequence_id = ? AND e.status = 'active' AND e.waiting_for IN (?)", q.ID, bun.In(stallCodes)).
 		Group("waiting_for").Scan(ctx, &blocked); err != nil || len(blocked) == 0 {
 		return err
@@ -243,7 +236,7 @@ func (r *Runner) enrich(ctx context.Context, s *senders.Sender, now time.Time) e
 	if left == 0 {
 		return nil
 	}
-	days, err := r.svc.Capacity(ctx, principalOf(s.WorkspaceID), s)
+	days, err := r.svc.enrollments.Capacity(ctx, principalOf(s.WorkspaceID), s)
 	if err != nil {
 		return err
 	}
@@ -310,7 +303,14 @@ func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.
 		if err := r.svc.leads.FinishEnrichment(ctx, j.ID, leads.EnrichDone); err != nil {
 			return err
 		}
-		return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: j.LeadID, SenderID: s.ID, Kind: EventActionSent,
+		return r.svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, LeadID: j.LeadID, SenderID: s.ID, Kind: enrollments.EventActionSent,
 			Data: map[string]any{"action": string(senders.ProfileView), "purpose": senders.PurposeEnrichment}}})
 	})
+}
+
+// OnChecks registers fn to run with the runner's hourly checks: upkeep of
+// other areas that a worker should do, such as folding the reports'
+// counter shards.
+func (r *Runner) OnChecks(fn func(ctx context.Context, now time.Time) error) {
+	r.housekeeping = append(r.housekeeping, fn)
 }

@@ -1,4 +1,4 @@
-package enrollments_test
+package engine_test
 
 import (
 	"context"

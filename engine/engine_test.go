@@ -1,4 +1,4 @@
-package enrollments_test
+package engine_test
 
 import (
 	"context"
@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -20,9 +22,9 @@ import (
 	"github.com/leadline/leadline/workspace"
 )
 
-// engine is a workspace with senders and sequences, the services, a
+// rig is a workspace with senders and sequences, the services, a
 // sandbox network and a runner, on one database and a fake clock.
-type engine struct {
+type rig struct {
 	t       testing.TB
 	db      *db.DB
 	clock   *apikit.FakeClock
@@ -33,8 +35,8 @@ type engine struct {
 	seqs    *sequences.Service
 	svc     *enrollments.Service
 	net     *sandbox.Network
-	runner  *enrollments.Runner
-	pl      *enrollments.Platform
+	runner  *engine.Runner
+	pl      *platform.Platform
 	ids     map[string]string // senders, sequences, clients by name
 }
 
@@ -84,7 +86,7 @@ const engineSetup = `workspaces:
           - {id: visit, type: profile_view}
 `
 
-func newEngine(t testing.TB, d *db.DB, extra string) *engine {
+func newEngine(t testing.TB, d *db.DB, extra string) *rig {
 	t.Helper()
 	ctx := context.Background()
 	clock := apikit.NewFakeClock(monday)
@@ -95,11 +97,12 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 	if _, err := setup.Apply(ctx, d, clock, f); err != nil {
 		t.Fatal(err)
 	}
-	pl := enrollments.NewPlatform(d, clock)
-	e := &engine{t: t, db: d, clock: clock, pl: pl, ids: map[string]string{}}
+	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
+	e := &rig{t: t, db: d, clock: clock, pl: pl, ids: map[string]string{}}
 	e.ws, e.leads, e.senders, e.seqs, e.svc = pl.Workspaces, pl.Leads, pl.Senders, pl.Sequences, pl.Enrollments
 	e.net = sandbox.New(1, clock, sandbox.Rates{})
-	e.runner = e.svc.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net}, slog.New(slog.DiscardHandler))
+	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: e.net})
+	e.runner = pl.Runner()
 	w, err := e.ws.ByName(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +129,7 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 
 // lead creates a lead of Globex with a LinkedIn id and an email, with the
 // fields in extra.
-func (e *engine) lead(name string, extra map[string]any) string {
+func (e *rig) lead(name string, extra map[string]any) string {
 	e.t.Helper()
 	slug := strings.ToLower(strings.ReplaceAll(name, " ", "."))
 	if slug == "" {
@@ -154,7 +157,7 @@ func (e *engine) lead(name string, extra map[string]any) string {
 
 func ptr[T any](v T) *T { return &v }
 
-func (e *engine) preview(seq string, p apikit.Principal, ids ...string) *enrollments.Preview {
+func (e *rig) preview(seq string, p apikit.Principal, ids ...string) *enrollments.Preview {
 	e.t.Helper()
 	pv, err := e.svc.Preview(context.Background(), p, enrollments.EnrollInput{SequenceID: e.ids[seq], LeadIDs: ids})
 	if err != nil {
@@ -171,14 +174,14 @@ func reasons(ex []enrollments.Exclusion) map[string]string {
 	return out
 }
 
-func (e *engine) activate(name string) {
+func (e *rig) activate(name string) {
 	e.t.Helper()
 	if err := e.seqs.ActivateByName(context.Background(), e.p.WorkspaceID, name); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-func (e *engine) enrol(seq string, ids ...string) *enrollments.CommitResult {
+func (e *rig) enrol(seq string, ids ...string) *enrollments.CommitResult {
 	e.t.Helper()
 	res, err := e.svc.Commit(context.Background(), e.p, enrollments.EnrollInput{SequenceID: e.ids[seq], LeadIDs: ids, Confirm: true})
 	if err != nil {
@@ -190,7 +193,7 @@ func (e *engine) enrol(seq string, ids ...string) *enrollments.CommitResult {
 // due activates seq, enrols n new leads in it and sets the clock to a
 // moment in the senders' schedules, when every enrollment is due; it
 // returns the leads' ids.
-func (e *engine) due(seq string, n int) []string {
+func (e *rig) due(seq string, n int) []string {
 	e.t.Helper()
 	e.activate(seq)
 	var ids []string
@@ -204,7 +207,7 @@ func (e *engine) due(seq string, n int) []string {
 
 // runUntil runs the runner on simulated time until the clock reaches end,
 // and returns how many enrollment runs happened.
-func (e *engine) runUntil(end time.Time) int {
+func (e *rig) runUntil(end time.Time) int {
 	e.t.Helper()
 	runs, err := simulate.Until(context.Background(), e.runner, e.clock, end, nil)
 	if err != nil {
@@ -213,7 +216,7 @@ func (e *engine) runUntil(end time.Time) int {
 	return runs
 }
 
-func (e *engine) enrollment(id string) enrollments.Enrollment {
+func (e *rig) enrollment(id string) enrollments.Enrollment {
 	e.t.Helper()
 	page, err := e.svc.List(context.Background(), e.p, enrollments.Filter{LeadID: id, Limit: 10})
 	if err != nil || len(page.Data) == 0 {
@@ -223,7 +226,7 @@ func (e *engine) enrollment(id string) enrollments.Enrollment {
 }
 
 // kinds returns the event kinds of a lead, oldest first.
-func (e *engine) kinds(leadID string) []string {
+func (e *rig) kinds(leadID string) []string {
 	e.t.Helper()
 	var out []string
 	if err := e.db.NewSelect().Table("events").Column("kind").Where("lead_id = ?", leadID).OrderExpr("created_at, id").Scan(context.Background(), &out); err != nil {
@@ -232,7 +235,7 @@ func (e *engine) kinds(leadID string) []string {
 	return out
 }
 
-func (e *engine) noViolations() {
+func (e *rig) noViolations() {
 	e.t.Helper()
 	if v := e.net.Violations(); len(v) > 0 {
 		e.t.Fatalf("%d violations, first: %+v", len(v), v[0])

@@ -1,8 +1,9 @@
-package enrollments
+package engine
 
 import (
 	"testing"
 
+	"github.com/leadline/leadline/enrollments"
 	"github.com/matryer/is"
 )
 
@@ -11,8 +12,8 @@ import (
 // senders are spread over the workers by size, the largest first.
 func TestPartitionKeepsSendersTogether(t *testing.T) {
 	is := is.New(t)
-	e := func(id, sender, mailbox string) Enrollment {
-		x := Enrollment{ID: id}
+	e := func(id, sender, mailbox string) enrollments.Enrollment {
+		x := enrollments.Enrollment{ID: id}
 		if sender != "" {
 			x.SenderID = &sender
 		}
@@ -21,7 +22,7 @@ func TestPartitionKeepsSendersTogether(t *testing.T) {
 		}
 		return x
 	}
-	claimed := []Enrollment{
+	claimed := []enrollments.Enrollment{
 		e("01", "anna", "m1"), e("02", "ben", "m1"), e("03", "anna", ""), e("04", "carl", "m2"),
 		e("05", "", "m2"), e("06", "", ""), e("07", "", ""), e("08", "", ""), e("09", "", ""),
 	}

@@ -1,0 +1,412 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/workspace"
+)
+
+// next loads the enrollment (unless e is given) and runs its due steps
+// until one is an action, which it returns reserved, or until it waits.
+func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollments.Enrollment) (*call, error) {
+	for range maxStepsPerRun {
+		if e == nil {
+			var err error
+			if e, err = r.enrollment(ctx, workspaceID, id); err != nil {
+				return nil, err
+			}
+		}
+		now := r.svc.clock.Now()
+		if e.Status != enrollments.Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
+			// Saves what an earlier step left unsaved, if anything.
+			e.LeaseUntil = nil
+			return nil, r.svc.store.Save(ctx, e)
+		}
+		if apikit.Deref(e.WaitingFor) == enrollments.WaitSending {
+			a, err := r.svc.store.SendingAction(ctx, e.ID)
+			if err != nil {
+				return nil, err
+			}
+			if a != nil {
+				return r.recovering(ctx, e, a)
+			}
+		}
+		c, again, err := r.prepare(ctx, e, now)
+		if err != nil || c != nil || !again {
+			return c, err
+		}
+	}
+	return nil, r.svc.store.Save(ctx, e)
+}
+
+// perform calls the transport for c: the action, or for a recovered one
+// the lookup of its key.
+func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, error) {
+	t := r.transports[c.sender.Transport]
+	if c.recover {
+		res, found, err := t.Lookup(ctx, c.action.IdemKey)
+		if err != nil {
+			return res, nil, err
+		}
+		if !found {
+			return res, errNotPerformed, nil
+		}
+		return res, nil, nil
+	}
+	res, perr := t.Perform(ctx, c.req)
+	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
+		// The outcome is unknown: keep the action as sending and the
+		// lease; the next run after the lease asks the transport.
+		return res, nil, fmt.Errorf("transport: %w", perr)
+	}
+	return res, perr, nil
+}
+
+// actionKey is the idempotency key of an action: the enrollment, the step,
+// when the enrollment entered the step (a step on a loop is entered more
+// than once) and the attempt.
+func actionKey(e *enrollments.Enrollment, stepID string) string {
+	return fmt.Sprintf("%s:%s:%d:%d", e.ID, stepID, e.StepStartedAt.UnixMicro(), e.Attempt)
+}
+
+// errNotPerformed is a recovered action the transport never performed.
+var errNotPerformed = errors.New("not performed")
+
+// recovering prepares the outcome lookup of an action an earlier run
+// recorded as sending.
+func (r *Runner) recovering(ctx context.Context, e *enrollments.Enrollment, a *enrollments.ActionRecord) (*call, error) {
+	q, err := r.sequence(ctx, e.WorkspaceID, e.SequenceID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.sender(ctx, e.WorkspaceID, a.SenderID)
+	if err != nil {
+		return nil, err
+	}
+	step, _ := q.StepByID(a.StepID)
+	return &call{e: e, q: q, step: step, sender: s, action: a, recover: true}, nil
+}
+
+// prepare is phase one: it checks every rule for the enrollment's step at
+// this moment. Steps that send nothing are done here; an action is
+// reserved and recorded as sending and returned for its transport.
+// again reports that the enrollment is due again at once; it is then left
+// unsaved, for the run of its next step to save with that step's changes
+// (or for the caller to save, if it stops there).
+func (r *Runner) prepare(ctx context.Context, e *enrollments.Enrollment, now time.Time) (*call, bool, error) {
+	svc := r.svc
+	save := func() (*call, bool, error) {
+		e.UpdatedAt = now
+		if e.Status == enrollments.Active && e.NextRunAt != nil && !e.NextRunAt.After(now) {
+			return nil, true, nil
+		}
+		e.LeaseUntil = nil
+		return nil, false, svc.store.Save(ctx, e)
+	}
+	ws, err := r.workspace(ctx, e.WorkspaceID)
+	if err != nil {
+		return nil, false, err
+	}
+	if ws.Suspended {
+		// Suspension is lifted through setup; look again in an hour.
+		e.Wait("workspace_suspended", ptr(now.Add(time.Hour)))
+		return save()
+	}
+	q, err := r.sequence(ctx, e.WorkspaceID, e.SequenceID)
+	if err != nil {
+		return nil, false, err
+	}
+	if q.Status != sequences.Active {
+		e.Held = true
+		return save()
+	}
+	step, ok := q.StepByID(e.StepID)
+	if !ok {
+		if err := r.svc.enrollments.Fail(ctx, e, "step_removed", fmt.Sprintf("Step %q no longer exists in the sequence.", e.StepID), now); err != nil {
+			return nil, false, err
+		}
+		return save()
+	}
+	// A sender limit this tick already found spent needs no second look:
+	// the enrollment is postponed without reading its lead.
+	if a, isAction := step.Action(); isAction {
+		if s, err := r.senderFor(ctx, e, a.Channel()); err == nil {
+			if b := r.blockedFor(deferKey{sender: s.ID, action: a}); b != nil && b.Until.After(now) {
+				until := r.postpone(s, a, b.Until)
+				e.WaitOn(s.ID, a, b.Code, &until)
+				return save()
+			}
+		}
+	}
+	lead, err := r.lead(ctx, e)
+	if err != nil {
+		return nil, false, err
+	}
+	if stop, reason, err := r.stopReason(ctx, lead); err != nil {
+		return nil, false, err
+	} else if stop != "" {
+		if err := r.svc.enrollments.End(ctx, e, stop, reason, now); err != nil {
+			return nil, false, err
+		}
+		return save()
+	}
+	switch step.Type {
+	case sequences.TypeWait:
+		s, _ := r.senderFor(ctx, e, senders.LinkedIn)
+		due := waitUntil(e.StepStartedAt, step, s)
+		if due.After(now) {
+			e.Wait("wait_step", &due)
+			return save()
+		}
+		err = r.svc.enrollments.Advance(ctx, e, q, step, q.After(step), now)
+	case sequences.TypeCondition:
+		var next string
+		if next, err = r.condition(ctx, e, step, lead, now); err == nil && next == "" {
+			return save() // waits for an acceptance
+		}
+		if err == nil {
+			err = r.svc.enrollments.Advance(ctx, e, q, step, next, now)
+		}
+	case sequences.TypeWebhook:
+		err = svc.log.EmitMany(ctx, []events.Event{enrollments.EventFor(e, enrollments.EventSequenceWebhook, step.ID, map[string]any{
+			"sequence_id": e.SequenceID, "enrollment_id": e.ID, "lead_id": e.LeadID, "step_id": step.ID, "payload": step.Payload})})
+		if err == nil {
+			err = r.svc.enrollments.Advance(ctx, e, q, step, q.After(step), now)
+		}
+	case sequences.TypeTask:
+		err = r.task(ctx, e, q, step, lead, now)
+	default:
+		return r.prepareAction(ctx, e, q, step, lead, now, save)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return save()
+}
+
+// stopReason says whether the lead may get nothing more: replied, do-not-
+// contact or blacklisted.
+func (r *Runner) stopReason(ctx context.Context, l *leads.Lead) (enrollments.Status, string, error) {
+	if l.Replied {
+		return enrollments.Replied, "replied", nil
+	}
+	if l.DoNotContact {
+		return enrollments.Stopped, "do_not_contact", nil
+	}
+	// The blacklist is read once a tick per workspace (it changes through
+	// setup files); a very large one is checked in the database.
+	people := []workspace.Person{l.Person()}
+	r.tickMu.Lock()
+	bl, read := r.tick.blacklists[l.WorkspaceID]
+	r.tickMu.Unlock()
+	if !read {
+		var err error
+		if bl, err = r.svc.catalog.BlacklistSnapshot(ctx, l.WorkspaceID); err != nil {
+			return "", "", err
+		}
+		r.tickMu.Lock()
+		r.tick.blacklists[l.WorkspaceID] = bl
+		r.tickMu.Unlock()
+	}
+	var hits []string
+	if bl != nil {
+		hits = bl.Hits(people)
+	} else {
+		var err error
+		if hits, err = r.svc.catalog.BlacklistHits(ctx, l.WorkspaceID, people); err != nil {
+			return "", "", err
+		}
+	}
+	if hits[0] != "" {
+		return enrollments.Stopped, "blacklisted: " + hits[0], nil
+	}
+	return "", "", nil
+}
+
+// senderFor returns the enrollment's sender for a channel.
+func (r *Runner) senderFor(ctx context.Context, e *enrollments.Enrollment, c senders.Channel) (*senders.Sender, error) {
+	id := apikit.Deref(e.SenderID)
+	if c == senders.Email && e.EmailSenderID != nil {
+		id = *e.EmailSenderID
+	}
+	if id == "" {
+		return nil, errors.New("no sender")
+	}
+	s, err := r.sender(ctx, e.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if c == senders.Email && s.Channel != senders.Email {
+		return nil, errors.New("no email sender")
+	}
+	return s, nil
+}
+
+// waitUntil is when a wait step that started at start ends. Working days
+// are the days the sender's schedule has a window on.
+func waitUntil(start time.Time, step sequences.Step, s *senders.Sender) time.Time {
+	loc := time.UTC
+	if s != nil {
+		loc = s.Location()
+	}
+	// Days are local calendar days: a wait over a daylight-saving change
+	// ends at the same local time, neither an hour early nor late.
+	lt := start.In(loc)
+	day := step.Days
+	if step.WorkingDays && s != nil {
+		counted := 0
+		for day = 0; counted < step.Days && day < 3660; {
+			day++
+			d := time.Date(lt.Year(), lt.Month(), lt.Day()+day, 12, 0, 0, 0, loc)
+			if s.Schedule.WorkingDay(d.Year(), d.Month(), d.Day(), loc) {
+				counted++
+			}
+		}
+	}
+	end := time.Date(lt.Year(), lt.Month(), lt.Day()+day, lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+	return end.Add(time.Duration(step.Hours) * time.Hour).UTC()
+}
+
+// condition evaluates a condition step: the next step id, or "" when the
+// enrollment waits (for an acceptance within the step's days).
+func (r *Runner) condition(ctx context.Context, e *enrollments.Enrollment, step sequences.Step, l *leads.Lead, now time.Time) (string, error) {
+	branch := func(ok bool) string {
+		if ok {
+			return step.Then
+		}
+		return step.Else
+	}
+	switch step.If {
+	case sequences.IfHasEmail:
+		return branch(enrollments.HasEmail(l)), nil
+	case sequences.IfHasLinkedIn:
+		return branch(enrollments.HasLinkedIn(l)), nil
+	}
+	connected, err := r.svc.senders.Connected(ctx, apikit.Deref(e.SenderID), e.LeadID)
+	if err != nil {
+		return "", err
+	}
+	if step.If == sequences.IfConnected || connected {
+		return branch(connected), nil
+	}
+	deadline := e.StepStartedAt.AddDate(0, 0, step.WithinDays)
+	if now.Before(deadline) {
+		e.Wait("awaiting_acceptance", &deadline)
+		return "", nil
+	}
+	return step.Else, nil
+}
+
+// prepareAction checks an action step's rules and reserves its budget.
+func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q *sequences.Sequence, step sequences.Step, lead *leads.Lead,
+	now time.Time, save func() (*call, bool, error)) (*call, bool, error) {
+	action, _ := step.Action()
+	failWith := func(code, msg string) (*call, bool, error) {
+		if err := r.svc.enrollments.Fail(ctx, e, code, msg, now); err != nil {
+			return nil, false, err
+		}
+		return save()
+	}
+	s, err := r.senderFor(ctx, e, action.Channel())
+	if err != nil {
+		return failWith("no_sender", fmt.Sprintf("The enrollment has no %s sender for step %q.", action.Channel(), step.ID))
+	}
+	if _, ok := r.transports[s.Transport]; !ok {
+		return failWith("no_transport", fmt.Sprintf("Sender %s uses transport %q, which this runner does not have.", s.Name, s.Transport))
+	}
+	loc := s.Location()
+	switch {
+	case s.Status == senders.Paused:
+		e.WaitOn(s.ID, action, "sender_paused", nil)
+		return save()
+	case s.Health == senders.Disconnected:
+		e.WaitOn(s.ID, action, "sender_disconnected", nil)
+		return save()
+	case s.Health == senders.Restricted:
+		e.WaitOn(s.ID, action, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
+		return save()
+	}
+	if !s.Schedule.Open(now, loc) {
+		next, _ := s.Schedule.NextOpen(now, loc)
+		e.WaitOn(s.ID, action, "outside_schedule", &next)
+		return save()
+	}
+	rec := lead.Recipient()
+	if action.Channel() == senders.LinkedIn && !enrollments.HasLinkedIn(lead) {
+		return failWith("missing_linkedin", "The lead has no LinkedIn id, provider id or public identifier.")
+	}
+	if action == senders.SendEmail && !enrollments.HasEmail(lead) {
+		return failWith("missing_email", "The lead has no email address.")
+	}
+	texts, err := render(step, lead)
+	if err != nil {
+		return failWith("missing_variable", err.Error())
+	}
+	blocked, err := r.svc.senders.Reserve(ctx, s, action, now)
+	if err != nil {
+		return nil, false, err
+	}
+	if blocked != nil {
+		r.tickMu.Lock()
+		r.tick.blocked[deferKey{sender: s.ID, action: action}] = blocked
+		r.tickMu.Unlock()
+		until := r.postpone(s, action, blocked.Until)
+		e.WaitOn(s.ID, action, blocked.Code, &until)
+		return save()
+	}
+	withNote := false
+	if action == senders.Invite && texts["note"] != "" {
+		ok, err := r.svc.senders.TakeNote(ctx, s, now)
+		if err != nil {
+			return nil, false, err
+		}
+		switch {
+		case ok:
+			withNote = true
+		case step.NoteFallback == sequences.NoteFallbackWithoutNote:
+			texts["note"] = ""
+		default:
+			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
+				return nil, false, err
+			}
+			e.WaitOn(s.ID, action, "note_quota", ptr(senders.NextMonth(now, loc)))
+			return save()
+		}
+	}
+	a := &enrollments.ActionRecord{ID: apikit.NewID(), WorkspaceID: e.WorkspaceID, EnrollmentID: e.ID, SequenceID: e.SequenceID, StepID: step.ID,
+		Attempt: e.Attempt, SenderID: s.ID, LeadID: e.LeadID, Action: string(action), IdemKey: actionKey(e, step.ID),
+		Status: "sending", WithNote: withNote, Day: senders.LocalDate(now, loc), CreatedAt: now}
+	if err := r.svc.store.InsertAction(ctx, a); err != nil {
+		return nil, false, err
+	}
+	sending := enrollments.WaitSending
+	e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction, e.UpdatedAt = &sending, nil, nil, nil, now
+	if err := r.svc.store.Save(ctx, e); err != nil {
+		return nil, false, err
+	}
+	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: senders.PurposeSequence}
+	return &call{e: e, q: q, step: step, sender: s, action: a, req: req, leadClient: lead.ClientID}, false, nil
+}
+
+// render fills a step's note, subject and body with the lead's variables.
+func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
+	vars := enrollments.VarsOf(lead)
+	texts := map[string]string{}
+	for field, t := range map[string]string{"note": step.Note, "subject": step.Subject, "body": step.Body} {
+		out, missing, err := sequences.Render(t, vars)
+		if err != nil || len(missing) > 0 {
+			return nil, fmt.Errorf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)
+		}
+		texts[field] = out
+	}
+	return texts, nil
+}

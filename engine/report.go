@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/inbox"
+	"github.com/leadline/leadline/senders"
+)
+
+// finish is phase two: it records the transport's answer and moves the
+// enrollment on. An enrollment due again at once is returned unsaved, as
+// prepare leaves one.
+func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr error) (*enrollments.Enrollment, bool, error) {
+	e, err := r.enrollment(ctx, c.e.WorkspaceID, c.e.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	again, err := r.record(ctx, e, c, res, perr)
+	return e, again, err
+}
+
+// record writes the outcome of c's action on e.
+func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call, res senders.Result, perr error) (bool, error) {
+	svc := r.svc
+	now := svc.clock.Now()
+	a := c.action
+	action := senders.Action(a.Action)
+	giveBack := func() error { return svc.senders.GiveBack(ctx, c.sender, action, a.CreatedAt) }
+	if errors.Is(perr, errNotPerformed) {
+		// Never sent: free the budget and the key, and run the step again.
+		if err := giveBack(); err != nil {
+			return false, err
+		}
+		if err := svc.store.DeleteAction(ctx, a); err != nil {
+			return false, err
+		}
+		e.NextRunAt, e.WaitingFor, e.UpdatedAt = &now, nil, now
+		return true, nil // saved by the step's run again
+	}
+	if perr == nil {
+		a.Status, a.DoneAt = "sent", &now
+		if err := svc.store.SaveAction(ctx, a); err != nil {
+			return false, err
+		}
+		data := map[string]any{"action": a.Action, "purpose": senders.PurposeSequence}
+		if e.ContactedAt == nil && action.Contacts() {
+			// The enrollment's first contact: reports count the lead
+			// contacted, and time its reply from here.
+			e.ContactedAt, data["first_contact"] = &now, true
+		}
+		if action == senders.Invite {
+			data["with_note"] = a.WithNote
+			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote); err != nil {
+				return false, err
+			}
+		}
+		if res.ProviderMessageID != "" {
+			data["provider_message_id"] = res.ProviderMessageID
+		}
+		ev := enrollments.EventFor(e, enrollments.EventActionSent, a.StepID, data)
+		ev.SenderID = c.sender.ID
+		if err := svc.log.EmitMany(ctx, []events.Event{ev}); err != nil {
+			return false, err
+		}
+		if err := r.toThread(ctx, e, c, res, now); err != nil {
+			return false, err
+		}
+		if e.Status != enrollments.Active || e.StepID != a.StepID {
+			// Paused, exited or moved while the action was out: it was
+			// sent, and the enrollment stays where it now is.
+			if apikit.Deref(e.WaitingFor) == enrollments.WaitSending {
+				e.WaitingFor = nil
+			}
+			e.LeaseUntil = nil
+			return false, svc.store.Save(ctx, e)
+		}
+		if err := r.svc.enrollments.Advance(ctx, e, c.q, c.step, c.q.After(c.step), now); err != nil {
+			return false, err
+		}
+		return r.saveAfter(ctx, e, now)
+	}
+	te, _ := senders.AsTransportError(perr)
+	if err := giveBack(); err != nil {
+		return false, err
+	}
+	a.Status, a.DoneAt, a.ErrorCode = "failed", &now, &te.Code
+	if err := svc.store.SaveAction(ctx, a); err != nil {
+		return false, err
+	}
+	msg := te.Message
+	e.LastErrorCode, e.LastError = &te.Code, &msg
+	switch te.Kind {
+	case senders.Transient:
+		e.Attempt++
+		if e.Attempt >= r.MaxAttempts {
+			if err := r.svc.enrollments.Fail(ctx, e, te.Code, fmt.Sprintf("%s (after %d attempts)", te.Message, e.Attempt), now); err != nil {
+				return false, err
+			}
+		} else {
+			e.Wait("retrying", ptr(now.Add(r.Backoff(e.Attempt))))
+		}
+	case senders.SenderLevel:
+		e.Attempt++
+		// The tick's workers share the cached sender: the signal changes a
+		// copy, which then replaces it.
+		s := *c.sender
+		if err := svc.senders.Signal(ctx, &s, te.Signal, te.Message); err != nil {
+			return false, err
+		}
+		r.tickMu.Lock()
+		r.tick.senders[s.ID] = &s
+		r.tickMu.Unlock()
+		e.WaitOn(s.ID, action, "sender_"+string(s.Health), ptr(senders.NextMidnight(now, s.Location())))
+		if s.Health == senders.Disconnected {
+			e.WaitOn(s.ID, action, "sender_disconnected", nil)
+		}
+	default:
+		if err := r.svc.enrollments.Fail(ctx, e, te.Code, te.Message, now); err != nil {
+			return false, err
+		}
+	}
+	return r.saveAfter(ctx, e, now)
+}
+
+// saveAfter saves e after its action's outcome, unless it is due again at
+// once: the run of its next step then saves it with that step's changes.
+func (r *Runner) saveAfter(ctx context.Context, e *enrollments.Enrollment, now time.Time) (bool, error) {
+	e.UpdatedAt = now
+	if e.Status == enrollments.Active && e.NextRunAt != nil && !e.NextRunAt.After(now) {
+		return true, nil
+	}
+	e.LeaseUntil = nil
+	return false, r.svc.store.Save(ctx, e)
+}
+
+// postpone returns when an enrollment whose action's budget is spent should
+// look again: not at the reset itself but when the sender's next window
+// opens after it, and spread over the following working days by the
+// day's cap, so that a backlog of thousands is not woken all at once each
+// day only for most of it to wait again. The budget check at that moment
+// decides; this only saves runs.
+func (r *Runner) postpone(s *senders.Sender, a senders.Action, from time.Time) time.Time {
+	loc := s.Location()
+	t, ok := s.Schedule.NextOpen(from, loc)
+	if !ok {
+		return from
+	}
+	day := senders.LocalDate(t, loc)
+	r.mu.Lock()
+	n := r.deferred[deferKey{s.ID, a, day}]
+	r.deferred[deferKey{s.ID, a, day}] = n + 1
+	if len(r.deferred) > 100000 {
+		clear(r.deferred)
+	}
+	r.mu.Unlock()
+	perDay := max(s.Limits(a, day).EffectiveCap, 1)
+	for range min(n/perDay, 60) {
+		if next, ok := s.Schedule.NextOpen(senders.NextMidnight(t, loc), loc); ok {
+			t = next
+		}
+	}
+	return t
+}
+
+// Inbox is what the runner needs of the inbox: the runner's messages land
+// in their threads, and replies are taken in, read and stop enrollments
+// there.
+type Inbox interface {
+	RecordSent(ctx context.Context, o inbox.Outgoing) error
+	Receive(ctx context.Context, a inbox.Arrived) (*inbox.Received, error)
+	Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error
+	Forget(ctx context.Context, leadID string)
+}
+
+// toThread puts a sent message, InMail or email into its thread, which
+// belongs to the lead's client (client scope reads it there). A
+// recovered action is rendered again from its step: templates are pure, so
+// the text is the one that was sent.
+func (r *Runner) toThread(ctx context.Context, e *enrollments.Enrollment, c *call, res senders.Result, now time.Time) error {
+	switch senders.Action(c.action.Action) {
+	case senders.Message, senders.InMail, senders.SendEmail:
+	default:
+		return nil
+	}
+	subject, body, client := c.req.Subject, c.req.Body, c.leadClient
+	if c.recover {
+		ls, err := r.svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
+		if err != nil || len(ls) == 0 {
+			return err
+		}
+		texts, err := render(c.step, &ls[0])
+		if err != nil {
+			return nil
+		}
+		subject, body, client = texts["subject"], texts["body"], ls[0].ClientID
+	}
+	at := res.At
+	if at.IsZero() {
+		at = now
+	}
+	return r.svc.inbox.RecordSent(ctx, inbox.Outgoing{WorkspaceID: e.WorkspaceID, ClientID: client, Sender: c.sender, LeadID: e.LeadID,
+		SequenceID: e.SequenceID, EnrollmentID: e.ID, Subject: subject, Body: body, ProviderMessageID: res.ProviderMessageID, At: at})
+}

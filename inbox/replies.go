@@ -1,0 +1,252 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+)
+
+// EventReplyReceived is written for every reply taken in, with
+// message.classified.
+const EventReplyReceived = "reply.received"
+
+// OutOfOfficeDelay is how long an auto-reply without a return date delays
+// the lead's next step.
+const OutOfOfficeDelay = 3 * 24 * time.Hour
+
+// Stopper is what the inbox needs of the enrollments area: a reply a
+// person wrote stops every live enrollment of the lead (reply-stop), an
+// auto-reply delays them. The enrollments area implements it.
+type Stopper interface {
+	// PrefetchLive reads the live enrollments of leadIDs in one query,
+	// inside the transaction ctx carries, for ForReply to take each lead's
+	// once. Returns only the database's errors.
+	PrefetchLive(ctx context.Context, workspaceID string, leadIDs []string) error
+	// ForReply returns the lead's live enrollments as a reply finds them,
+	// from PrefetchLive's read once (then from the database). Returns only
+	// the database's errors.
+	ForReply(ctx context.Context, workspaceID, leadID string) (ReplyStop, error)
+	// Forget drops what PrefetchLive read of the lead: something else
+	// happened to it, and the next reply reads afresh.
+	Forget(ctx context.Context, leadID string)
+}
+
+// ReplyStop is what one reply does to the lead's live enrollments, in the
+// transaction that takes the reply in.
+type ReplyStop interface {
+	// Answers returns the live enrollment the reply answers (the one the
+	// sender works for), or empty strings.
+	Answers(senderID string) (sequenceID, enrollmentID string)
+	// Replied ends every live enrollment of the lead as replied, writes
+	// their events and marks the lead replied.
+	Replied(ctx context.Context, now time.Time) error
+	// AutoReplied holds the lead's active enrollments due before until,
+	// until then.
+	AutoReplied(ctx context.Context, until, now time.Time) error
+}
+
+// StopWith sets what applies reply-stop. Without one, replies are kept
+// and read and stop nothing (an inbox on its own).
+func (svc *Service) StopWith(s Stopper) { svc.stopper = s }
+
+// noStop is the reply-stop of an inbox without a Stopper.
+type noStop struct{}
+
+func (noStop) Answers(string) (string, string)                               { return "", "" }
+func (noStop) Replied(context.Context, time.Time) error                      { return nil }
+func (noStop) AutoReplied(context.Context, time.Time, time.Time) error       { return nil }
+func (noStop) PrefetchLive(context.Context, string, []string) error          { return nil }
+func (noStop) Forget(context.Context, string)                                {}
+func (n noStop) ForReply(context.Context, string, string) (ReplyStop, error) { return n, nil }
+
+// leadKey is a lead Prefetch read, in the transaction's memo.
+type leadKey string
+
+// Prefetch reads, in one query each, the leads of a batch of replies (the
+// senders and leads of one workspace, pairwise), their threads and their
+// live enrollments, for Receive to take each once from the transaction's
+// memo.
+func (svc *Service) Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error {
+	pairs := make([][2]string, len(ss))
+	channel := map[string]string{}
+	for i, s := range ss {
+		pairs[i] = [2]string{s.ID, leadIDs[i]}
+		channel[s.ID] = string(s.Channel)
+	}
+	if err := svc.store.Prefetch(ctx, workspaceID, pairs, channel); err != nil {
+		return err
+	}
+	if memo := db.TxMemo(ctx); memo != nil {
+		ls, err := svc.leads.ByIDs(ctx, workspaceID, leadIDs)
+		if err != nil {
+			return err
+		}
+		for i := range ls {
+			memo.Store(leadKey(ls[i].ID), &ls[i])
+		}
+	}
+	return svc.stop().PrefetchLive(ctx, workspaceID, leadIDs)
+}
+
+// Forget drops what Prefetch read of a lead that something else happened
+// to, so that its next reply reads afresh.
+func (svc *Service) Forget(ctx context.Context, leadID string) {
+	if memo := db.TxMemo(ctx); memo != nil {
+		memo.Delete(leadKey(leadID))
+	}
+	svc.stop().Forget(ctx, leadID)
+}
+
+func (svc *Service) stop() Stopper {
+	if svc.stopper == nil {
+		return noStop{}
+	}
+	return svc.stopper
+}
+
+// Arrived is a reply a transport reported.
+type Arrived struct {
+	WorkspaceID       string
+	Sender            *senders.Sender
+	LeadID            string
+	ProviderMessageID string
+	Subject           string
+	Body              string
+	Headers           map[string]string
+	// AutoReply: the transport itself marked it as sent by a machine.
+	AutoReply bool
+	At        time.Time
+}
+
+// ErrUnknownLead is a reply from a lead the workspace does not have.
+var ErrUnknownLead = errors.New("inbox: reply from an unknown lead")
+
+// Received is what came of an arrived reply.
+type Received struct {
+	Thread  *Thread
+	Message *Message
+	Read    Classification
+	// Duplicate: the provider message was taken in before; nothing changed.
+	Duplicate bool
+}
+
+// Receive takes in a reply inside the transaction ctx carries: it lands in
+// its thread once per provider message id, is classified, and fires
+// message.classified and reply.received. A reply a person wrote then
+// stops every live enrollment of the lead (reply-stop); an auto-reply
+// delays them until the return date it gives, or by OutOfOfficeDelay.
+// Returns ErrUnknownLead for a lead the workspace does not have.
+func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
+	now := svc.clock.Now()
+	if a.At.IsZero() {
+		a.At = now
+	}
+	// The lead's live enrollments are read before anything is written, so
+	// that every reply of a batch finds them as the batch began or as the
+	// replies before it left them.
+	stop, err := svc.stop().ForReply(ctx, a.WorkspaceID, a.LeadID)
+	if err != nil {
+		return nil, err
+	}
+	var lead *leads.Lead
+	if memo := db.TxMemo(ctx); memo != nil {
+		if v, ok := memo.LoadAndDelete(leadKey(a.LeadID)); ok && v.(*leads.Lead).WorkspaceID == a.WorkspaceID {
+			lead = v.(*leads.Lead)
+		}
+	}
+	if lead == nil {
+		ls, err := svc.leads.ByIDs(ctx, a.WorkspaceID, []string{a.LeadID})
+		if err != nil {
+			return nil, err
+		}
+		if len(ls) == 0 {
+			return nil, fmt.Errorf("%w: %s", ErrUnknownLead, a.LeadID)
+		}
+		lead = &ls[0]
+	}
+	sequenceID, enrollmentID := stop.Answers(a.Sender.ID)
+	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
+	if err != nil {
+		return nil, fmt.Errorf("inbox: classify: %w", err)
+	}
+	if !read.Intent.Valid() {
+		read.Intent = Unclear
+	}
+	if a.AutoReply && !read.AutoReply {
+		read.AutoReply, read.Intent = true, OutOfOffice
+	}
+	// A new thread is made with this reply counted and read.
+	intent, source := read.Intent, SourceAuto
+	th, created, err := svc.conversation(ctx, &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
+		Channel: a.Sender.Channel, SequenceID: optional(sequenceID), EnrollmentID: optional(enrollmentID), Intent: &intent, IntentSource: &source,
+		Unread: true, MessageCount: 1, LastMessageAt: a.At})
+	if err != nil {
+		return nil, err
+	}
+	m := &Message{ID: apikit.NewID(), WorkspaceID: a.WorkspaceID, ThreadID: th.ID, Direction: In, Status: Sent,
+		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent,
+		ProviderMessageID: optional(a.ProviderMessageID), SentAt: a.At, CreatedAt: now}
+	added, err := svc.store.AddMessage(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if !added {
+		return &Received{Thread: th, Read: read, Duplicate: true}, nil
+	}
+	if !created {
+		if err := svc.counted(ctx, th, sequenceID, enrollmentID, a.At, read); err != nil {
+			return nil, err
+		}
+	}
+	data := map[string]any{"sender_id": a.Sender.ID, "auto_reply": read.AutoReply, "provider_message_id": a.ProviderMessageID,
+		"thread_id": th.ID, "message_id": m.ID, "intent": string(read.Intent), "body": a.Body}
+	if a.Subject != "" {
+		data["subject"] = a.Subject
+	}
+	var until time.Time
+	if read.AutoReply {
+		until = now.Add(OutOfOfficeDelay)
+		if read.ReturnsAt != nil && read.ReturnsAt.After(now) {
+			until = *read.ReturnsAt
+			data["returns_at"] = until
+		}
+	}
+	received := events.Event{WorkspaceID: a.WorkspaceID, LeadID: a.LeadID, SenderID: a.Sender.ID, ClientID: apikit.Deref(th.ClientID),
+		SequenceID: apikit.Deref(th.SequenceID), Kind: EventReplyReceived, Data: data}
+	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, "", received); err != nil {
+		return nil, err
+	}
+	if read.AutoReply {
+		err = stop.AutoReplied(ctx, until, now)
+	} else {
+		err = stop.Replied(ctx, now)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Received{Thread: th, Message: m, Read: read}, nil
+}
+
+// counted adds a reply to an existing thread; sequenceID and enrollmentID
+// are the enrollment it answers, if any.
+func (svc *Service) counted(ctx context.Context, th *Thread, sequenceID, enrollmentID string, at time.Time, read Classification) error {
+	if sequenceID != "" {
+		th.SequenceID, th.EnrollmentID = &sequenceID, optional(enrollmentID)
+	}
+	// A person's reply sets the thread's intent; an auto-reply only when
+	// nothing a person wrote has been read yet.
+	if !read.AutoReply || th.Intent == nil || *th.Intent == OutOfOffice {
+		intent, source := read.Intent, SourceAuto
+		th.Intent, th.IntentSource = &intent, &source
+	}
+	th.Unread = true
+	svc.count(th, at)
+	return svc.store.SaveThread(ctx, th)
+}

@@ -1,0 +1,126 @@
+// Package platform is the one place where leadline is wired together: it
+// builds every area's service on one database and clock, registers the
+// hooks between them, and makes the workers that run beside them (the
+// runner and the webhook worker). The HTTP server, `leadline work`, setup
+// files, the simulation, the demo and a Go program embedding leadline all
+// start from a Platform.
+package platform
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
+	"github.com/leadline/leadline/engine"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/inbox"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/reports"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/tasks"
+	"github.com/leadline/leadline/webhooks"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Config is what a Platform is built from. Only DB is required.
+type Config struct {
+	DB     *db.DB
+	Clock  apikit.Clock // default: the system clock
+	Logger *slog.Logger // default: slog.Default()
+	// Webhooks decides which webhook endpoints may be reached; the zero
+	// value allows public addresses only.
+	Webhooks webhooks.Guard
+	// Transports are what the runner sends with and members' replies go
+	// through, by a sender's transport name (UseTransports sets them
+	// later).
+	Transports map[string]senders.Transport
+}
+
+// Platform is every area of leadline wired together on one database and
+// clock.
+type Platform struct {
+	DB          *db.DB
+	Clock       apikit.Clock
+	Logger      *slog.Logger
+	Log         *events.Log
+	Workspaces  *workspace.Service
+	Leads       *leads.Service
+	Senders     *senders.Service
+	Sequences   *sequences.Service
+	Tasks       *tasks.Service
+	Inbox       *inbox.Service
+	Webhooks    *webhooks.Service
+	Reports     *reports.Service
+	Bookings    *bookings.Service
+	Enrollments *enrollments.Service
+
+	transports map[string]senders.Transport
+}
+
+// New wires the areas on cfg.DB, which must be migrated.
+func New(cfg Config) *Platform {
+	if cfg.Clock == nil {
+		cfg.Clock = apikit.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	d, clock := cfg.DB, cfg.Clock
+	p := &Platform{DB: d, Clock: clock, Logger: cfg.Logger, Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
+	p.Webhooks = webhooks.NewService(d, clock, p.Log, cfg.Webhooks)
+	p.Reports = reports.NewService(d, clock, p.Log)
+	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
+	p.Senders = senders.NewService(d, clock, p.Log)
+	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
+	p.Tasks = tasks.NewService(d, clock, p.Log)
+	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log)
+	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
+	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
+	p.Inbox.StopWith(stopper{p.Enrollments})
+	if cfg.Transports != nil {
+		p.UseTransports(cfg.Transports)
+	}
+	return p
+}
+
+// UseTransports sets the transports the platform's runners send with and
+// members' replies go through, by a sender's transport name.
+func (p *Platform) UseTransports(ts map[string]senders.Transport) {
+	p.transports = ts
+	p.Inbox.UseTransports(ts)
+}
+
+// Runner returns a runner that sends through the platform's transports.
+func (p *Platform) Runner() *engine.Runner { return p.NewRunner(p.transports) }
+
+// NewRunner returns a runner that sends through ts; members' replies keep
+// going through the platform's transports.
+func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
+	r := engine.New(engine.Config{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Enrollments: p.Enrollments, Leads: p.Leads,
+		Catalog: p.Workspaces, Sequences: p.Sequences, Senders: p.Senders, Tasks: p.Tasks, Inbox: p.Inbox, Bookings: p.Bookings,
+		Log: p.Log, Transports: ts})
+	// A worker folds the reports' counter shards once a day.
+	r.OnChecks(p.Reports.Compact)
+	return r
+}
+
+// WebhookWorker returns the worker that sends webhook deliveries through
+// the platform's guarded client; tlsc (nil: the system's roots) is the
+// client's TLS configuration.
+func (p *Platform) WebhookWorker(tlsc *tls.Config) *webhooks.Worker {
+	return p.Webhooks.NewWorker(p.Webhooks.Guard().Client(tlsc), p.Logger)
+}
+
+// stopper hands the enrollments area to the inbox as its inbox.Stopper:
+// the inbox decides what a reply means, the enrollments area what that
+// does to the lead's enrollments.
+type stopper struct{ *enrollments.Service }
+
+func (s stopper) ForReply(ctx context.Context, workspaceID, leadID string) (inbox.ReplyStop, error) {
+	return s.Service.ForReply(ctx, workspaceID, leadID)
+}
