@@ -397,12 +397,14 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	return &call{e: e, q: q, step: step, sender: s, action: a, req: req, leadClient: lead.ClientID}, false, nil
 }
 
-// render fills a step's note, subject and body with the lead's variables.
+// render fills a step's templates (its type's: the note, subject and
+// body it sends) with the lead's variables.
 func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 	vars := enrollments.VarsOf(lead)
 	texts := map[string]string{}
-	for field, t := range map[string]string{"note": step.Note, "subject": step.Subject, "body": step.Body} {
-		out, missing, err := sequences.Render(t, vars)
+	spec, _ := sequences.SpecOf(step.Type)
+	for _, field := range spec.Templates {
+		out, missing, err := sequences.Render(step.Text(field), vars)
 		if err != nil || len(missing) > 0 {
 			return nil, fmt.Errorf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)
 		}

@@ -5,23 +5,14 @@
 // read by the eleven reports (query.go, views.go); no report scans the log.
 package reports
 
+import "github.com/leadline/leadline/senders"
+
 // Definition says what a metric means and how it is computed.
 type Definition struct {
 	Label       string `json:"label" doc:"Short name for tables and charts."`
 	Description string `json:"description" doc:"What the metric means."`
 	Unit        string `json:"unit" enum:"count,ratio,usd,seconds" doc:"count, ratio (0..1), usd or seconds."`
 	Computation string `json:"computation" doc:"How the value is computed from the activity log."`
-}
-
-// sendActions are the actions a sender performs, each with its own daily cap.
-var sendActions = []struct{ key, label, what string }{
-	{"profile_view", "Profile views", "LinkedIn profile visits"},
-	{"invite", "Invitations", "LinkedIn connection invitations"},
-	{"message", "Messages", "LinkedIn messages to 1st-degree connections"},
-	{"inmail", "InMails", "LinkedIn InMails"},
-	{"follow", "Follows", "LinkedIn follows"},
-	{"like", "Post likes", "likes of a lead's LinkedIn posts"},
-	{"email", "Emails", "emails"},
 }
 
 var intents = []struct{ key, label string }{
@@ -87,10 +78,11 @@ func Definitions() map[string]Definition {
 			Description: "Cost divided by meetings booked.",
 			Computation: "cost.total / meetings.booked; absent when no meeting was booked."},
 	}
-	for _, a := range sendActions {
-		d["sends."+a.key] = Definition{Label: a.label + " sent", Unit: "count",
-			Description: "Number of " + a.what + " senders performed.",
-			Computation: "Count of action.sent events with action " + a.key + "."}
+	for _, a := range senders.Specs {
+		key := string(a.Action)
+		d["sends."+key] = Definition{Label: a.Label + " sent", Unit: "count",
+			Description: "Number of " + a.What + " senders performed.",
+			Computation: "Count of action.sent events with action " + key + "."}
 	}
 	for _, i := range intents {
 		d["intents."+i.key] = Definition{Label: i.label + " replies", Unit: "count",

@@ -120,7 +120,7 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 		}
 		a := Action(k)
 		if !a.Valid() {
-			return nil, bad("caps has unknown action %q; the actions are profile_view, invite, message, inmail, follow, like, email and invite_week.", k)
+			return nil, bad("caps has unknown action %q; the actions are %s.", k, Listing(append(ActionNames(), InviteWeek)))
 		}
 		if a.Channel() != s.Channel {
 			return nil, bad("cap %s is not an action of a %s sender.", k, s.Channel)

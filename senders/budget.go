@@ -8,7 +8,7 @@ import (
 // ActionBudget is one action's budget on one local day: every limit that
 // applies, the lowest of them, and what was used.
 type ActionBudget struct {
-	Action       Action `json:"action" enum:"profile_view,invite,message,inmail,follow,like,email"`
+	Action       Action `json:"action" enum:"@actions"`
 	Cap          int    `json:"cap" doc:"The configured daily cap (or the default when the setup leaves it out)."`
 	Ceiling      int    `json:"ceiling" doc:"The platform's daily ceiling; no configuration goes above it."`
 	WarmupCap    *int   `json:"warmup_cap" doc:"Today's warm-up ramp; null when the sender is not warming up."`

@@ -34,22 +34,21 @@ const (
 	SendEmail   Action = "email"
 )
 
-// Actions lists every capped action in a stable order.
-var Actions = []Action{ProfileView, Invite, Message, InMail, Follow, Like, SendEmail}
+// Actions lists every capped action in a stable order (Specs' order).
+var Actions = actionList()
 
 // Channel returns the channel an action is performed on.
 func (a Action) Channel() Channel {
-	if a == SendEmail {
-		return Email
-	}
-	return LinkedIn
+	s, _ := a.Spec()
+	return s.Channel
 }
 
 // Contacts reports whether a reaches the lead with words: an invitation,
 // a message, an InMail or an email (a profile view, a follow or a like
 // does not).
 func (a Action) Contacts() bool {
-	return a == Invite || a == Message || a == InMail || a == SendEmail
+	s, _ := a.Spec()
+	return s.Contacts
 }
 
 // Valid reports whether a is one of the capped actions.
@@ -64,18 +63,14 @@ const InviteWeek = "invite_week"
 // Ceilings are the platform's hard daily limits (and, under InviteWeek, the
 // 7-day invitation limit). They are LinkedIn-safe: no configuration can go
 // above them.
-var Ceilings = map[Action]int{
-	ProfileView: 150, Invite: 100, Message: 150, InMail: 50, Follow: 100, Like: 100, SendEmail: 200,
-}
+var Ceilings = actionLimits(true)
 
 // CeilingInviteWeek is the platform's limit on invitations in any 7 local days.
 const CeilingInviteWeek = 200
 
 // Defaults are the conservative daily caps a sender gets for an action its
 // configuration leaves out.
-var Defaults = map[Action]int{
-	ProfileView: 50, Invite: 20, Message: 50, InMail: 20, Follow: 30, Like: 30, SendEmail: 30,
-}
+var Defaults = actionLimits(false)
 
 // DefaultInviteWeek is the 7-day invitation cap when none is configured.
 const DefaultInviteWeek = 100

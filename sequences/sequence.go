@@ -58,7 +58,7 @@ const NoteFallbackWithoutNote = "without_note"
 // Step is one step of a sequence. Which fields apply depends on Type.
 type Step struct {
 	ID   string `json:"id" yaml:"id" doc:"Unique in the sequence; enrollments keep their place by it when steps change."`
-	Type string `json:"type" yaml:"type" enum:"profile_view,invite,message,inmail,follow,like,email,wait,condition,webhook,task"`
+	Type string `json:"type" yaml:"type" enum:"@step_types"`
 	Next string `json:"next,omitempty" yaml:"next" doc:"The step after this one (or end); by default the next in the list."`
 
 	Note         string `json:"note,omitempty" yaml:"note" doc:"invite: the personal note, at most 300 characters, a template."`
@@ -84,11 +84,8 @@ type Step struct {
 // Action returns the capped action a step performs, and false for a step
 // that performs none (wait, condition, webhook, task).
 func (s Step) Action() (senders.Action, bool) {
-	switch s.Type {
-	case TypeProfileView, TypeInvite, TypeMessage, TypeInMail, TypeFollow, TypeLike, TypeEmail:
-		return senders.Action(s.Type), true
-	}
-	return "", false
+	spec, ok := SpecOf(s.Type)
+	return spec.Action, ok && spec.Action != ""
 }
 
 // Channel returns the channel a step needs a sender of, or "" for none.

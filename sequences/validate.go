@@ -3,26 +3,11 @@ package sequences
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/leadline/leadline/senders"
 )
-
-// fieldsOf lists, per step type, the fields a step of that type may set
-// (id, type and next are always allowed).
-var fieldsOf = map[string][]string{
-	TypeProfileView: {},
-	TypeInvite:      {"note", "note_fallback"},
-	TypeMessage:     {"body"},
-	TypeInMail:      {"subject", "body"},
-	TypeFollow:      {},
-	TypeLike:        {},
-	TypeEmail:       {"subject", "body"},
-	TypeWait:        {"days", "hours", "working_days"},
-	TypeCondition:   {"if", "within_days", "then", "else"},
-	TypeWebhook:     {"payload"},
-	TypeTask:        {"title", "due_in_days"},
-}
 
 // setFields returns the type-specific fields s sets.
 func (s Step) setFields() []string {
@@ -88,13 +73,13 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 	}
 	hasChannel := func(c senders.Channel) bool { return slices.Contains(channels, c) }
 	for i, s := range q.Steps {
-		allowed, known := fieldsOf[s.Type]
+		spec, known := SpecOf(s.Type)
 		if !known {
-			add("unknown_type", s.ID, "Step %q has unknown type %q; use profile_view, invite, message, inmail, follow, like, email, wait, condition, webhook or task.", s.ID, s.Type)
+			add("unknown_type", s.ID, "Step %q has unknown type %q; use %s.", s.ID, s.Type, senders.Listing(StepTypes()))
 			continue
 		}
 		for _, f := range s.setFields() {
-			if !slices.Contains(allowed, f) {
+			if !slices.Contains(spec.Fields, f) {
 				add("unknown_field", s.ID, "Step %q: %s is not a field of a %s step.", s.ID, f, s.Type)
 			}
 		}
@@ -119,26 +104,26 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 				add("template_error", s.ID, "Step %q, %s: %v.", s.ID, field, err)
 			}
 		}
+		var missing []string
+		for _, f := range spec.Required {
+			if s.Text(f) == "" {
+				missing = append(missing, "a "+f)
+			}
+		}
+		if len(missing) > 0 {
+			add("missing_field", s.ID, "Step %q: %s %s step needs %s.", s.ID, article(s.Type), s.Type, senders.Listing(missing))
+		}
+		for _, f := range spec.Templates {
+			checkTemplate(f, s.Text(f))
+		}
 		switch s.Type {
 		case TypeInvite:
 			if n := utf8.RuneCountInString(s.Note); n > MaxNoteLength {
 				add("note_too_long", s.ID, "Step %q: the note has %d characters; LinkedIn takes at most %d.", s.ID, n, MaxNoteLength)
 			}
-			checkTemplate("note", s.Note)
 			if s.NoteFallback != "" && s.NoteFallback != NoteFallbackWithoutNote && s.NoteFallback != "wait" {
 				add("bad_value", s.ID, "Step %q: note_fallback is without_note or wait, not %q.", s.ID, s.NoteFallback)
 			}
-		case TypeMessage:
-			if s.Body == "" {
-				add("missing_field", s.ID, "Step %q: a message needs a body.", s.ID)
-			}
-			checkTemplate("body", s.Body)
-		case TypeInMail, TypeEmail:
-			if s.Subject == "" || s.Body == "" {
-				add("missing_field", s.ID, "Step %q: an %s step needs a subject and a body.", s.ID, s.Type)
-			}
-			checkTemplate("subject", s.Subject)
-			checkTemplate("body", s.Body)
 		case TypeWait:
 			if s.Days < 0 || s.Hours < 0 || s.Days+s.Hours == 0 {
 				add("bad_value", s.ID, "Step %q: a wait needs days or hours above 0.", s.ID)
@@ -157,9 +142,6 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 				add("unknown_condition", s.ID, "Step %q: if %q is not connected, invite_accepted, has_email or has_linkedin.", s.ID, s.If)
 			}
 		case TypeTask:
-			if s.Title == "" {
-				add("missing_field", s.ID, "Step %q: a task needs a title.", s.ID)
-			}
 			if s.DueInDays < 0 {
 				add("bad_value", s.ID, "Step %q: due_in_days must be 0 or more.", s.ID)
 			}
@@ -318,4 +300,12 @@ func graphProblems(q *Sequence) []Problem {
 		}
 	}
 	return out
+}
+
+// article is "a" or "an" before word.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 )
 
 // TestErrorEnvelopeEverywhere walks every kind of error answer and checks
@@ -270,4 +274,26 @@ func (e *env) openAPI(doc any) {
 	if err := json.Unmarshal(r.Raw, doc); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// TestOpenAPIEnumsFromRegistries: the enums of the step types and the
+// capped actions are the registries' (sequences.Steps, senders.Specs),
+// and no registry's name is left in the document.
+func TestOpenAPIEnumsFromRegistries(t *testing.T) {
+	e := newEnv(t, dbtest.Open(t, db.SQLite), DefaultRateLimits)
+	is := is.New(t)
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct{ Enum []string }
+			}
+		}
+	}
+	e.openAPI(&doc)
+	is.Equal(doc.Components.Schemas["Step"].Properties["type"].Enum, sequences.StepTypes())
+	is.Equal(doc.Components.Schemas["ActionBudget"].Properties["action"].Enum, senders.ActionNames())
+	var raw map[string]any
+	e.openAPI(&raw)
+	text, _ := json.Marshal(raw)
+	is.True(!strings.Contains(string(text), `"@`)) // a registry's name left in an enum
 }

@@ -4,14 +4,28 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 )
 
-// canonicalIDs makes every uuid-formatted parameter and body field take
-// ids only in apikit.IDPattern's form. huma's own uuid check also reads
-// braces, urn:uuid: prefixes, bare hex and upper case; a pattern on each
-// such schema refuses them with 422 before any handler runs, on every
-// operation registered so far, and documents the form in the OpenAPI.
-func (s *Server) canonicalIDs() {
+// registryEnums are the enums the domain's registries keep: a schema
+// whose enum is one of these names takes the registry's values.
+var registryEnums = map[string]func() []string{
+	"@actions":    senders.ActionNames,
+	"@step_types": sequences.StepTypes,
+}
+
+// finishSchemas completes the schemas of every operation registered so
+// far, in the document and in validation alike:
+//   - every uuid-formatted parameter and body field takes ids only in
+//     apikit.IDPattern's form. huma's own uuid check also reads braces,
+//     urn:uuid: prefixes, bare hex and upper case; a pattern on each such
+//     schema refuses them with 422 before any handler runs, and documents
+//     the form in the OpenAPI;
+//   - a field whose enum names a registry (registryEnums: the capped
+//     actions, the step types) gets the registry's values, so that the
+//     enums are declared once, in senders.Specs and sequences.Steps.
+func (s *Server) finishSchemas() {
 	seen := map[*huma.Schema]bool{}
 	var walk func(sc *huma.Schema)
 	walk = func(sc *huma.Schema) {
@@ -26,6 +40,15 @@ func (s *Server) canonicalIDs() {
 			sc.Pattern = apikit.IDPattern
 			sc.PatternDescription = "an id: a lower-case uuid"
 			sc.PrecomputeMessages()
+		}
+		if len(sc.Enum) == 1 {
+			if name, ok := sc.Enum[0].(string); ok && registryEnums[name] != nil {
+				sc.Enum = nil
+				for _, v := range registryEnums[name]() {
+					sc.Enum = append(sc.Enum, v)
+				}
+				sc.PrecomputeMessages()
+			}
 		}
 		for _, p := range sc.Properties {
 			walk(p)

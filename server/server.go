@@ -136,7 +136,7 @@ func New(cfg Config) *Server {
 	s.registerTasks()
 	s.registerWebhooks()
 	s.registerReports()
-	s.canonicalIDs()
+	s.finishSchemas()
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/senders"
 )
 
 // Kind is an event type a webhook can subscribe to.
@@ -67,11 +68,9 @@ func Known(t string) bool {
 // is delivered as invite.sent, message.sent or action.sent.
 func TypeOf(e events.Event) string {
 	if e.Kind == "action.sent" {
-		switch e.Data["action"] {
-		case "invite":
-			return "invite.sent"
-		case "message", "inmail", "email":
-			return "message.sent"
+		a, _ := e.Data["action"].(string)
+		if spec, ok := senders.Action(a).Spec(); ok {
+			return spec.Delivered
 		}
 		return "action.sent"
 	}
