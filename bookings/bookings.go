@@ -146,11 +146,13 @@ func (svc *Service) secret(ctx context.Context, workspaceID, provider string) (s
 	return s[0], nil
 }
 
-// Receive takes a provider's webhook for a workspace: it verifies the
-// signature, reads the booking and books it. A webhook about something
-// other than a new booking is accepted and ignored (nil booking), so that
-// the provider does not retry it.
-func (svc *Service) Receive(ctx context.Context, provider, workspaceID string, h http.Header, body []byte) (*Booking, error) {
+// Verify reads a provider's webhook for a workspace: it verifies the
+// signature and reads the booking, and writes nothing (the booking is
+// queued for a worker, which books it with Book). A webhook about
+// something other than a new booking is accepted and ignored (nil
+// booking), so that the provider does not retry it.
+// Returns ErrUnknownWorkspace, ErrBadSignature or ErrUnreadable.
+func (svc *Service) Verify(ctx context.Context, provider, workspaceID string, h http.Header, body []byte) (*Booking, error) {
 	secret, err := svc.secret(ctx, workspaceID, provider)
 	if err != nil {
 		return nil, err
@@ -174,10 +176,25 @@ func (svc *Service) Receive(ctx context.Context, provider, workspaceID string, h
 		return nil, err
 	}
 	b.WorkspaceID, b.Provider = workspaceID, provider
-	if _, err := svc.Book(ctx, b); err != nil {
-		return nil, err
-	}
 	return b, nil
+}
+
+// Seen says what booking b will come to, without writing anything: the
+// lead its invitee's email matches (nil for none) and whether the
+// provider's booking id is recorded already (a replay books nothing).
+func (svc *Service) Seen(ctx context.Context, b *Booking) (leadID *string, recorded bool, err error) {
+	if b.InviteeEmail != "" {
+		l, err := svc.leads.ByEmail(ctx, b.WorkspaceID, b.InviteeEmail)
+		if err != nil && !db.IsNoRows(err) {
+			return nil, false, err
+		}
+		if err == nil {
+			leadID = &l.ID
+		}
+	}
+	recorded, err = svc.db.NewSelect().Table("bookings").Where("workspace_id = ? AND provider = ? AND booking_id = ?",
+		b.WorkspaceID, b.Provider, b.BookingID).Exists(ctx)
+	return leadID, recorded, err
 }
 
 func hexHMAC(secret string, parts ...[]byte) string {

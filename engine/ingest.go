@@ -56,8 +56,19 @@ func (r *Runner) Ingest(ctx context.Context) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
+		if src, ok := t.(BookingSource); ok {
+			bs, err := src.Bookings(ctx, now)
+			if err != nil {
+				return err
+			}
+			for i := range bs {
+				if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.take(ctx, "", Event{Booking: &bs[i]}, now) }); err != nil {
+					return err
+				}
+			}
+		}
 	}
-	return nil
+	return r.drain(ctx, now)
 }
 
 // ingestPart records reports in order, in batches.
@@ -219,10 +230,6 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		return nil
 	case senders.InboundReply:
 		return r.reply(ctx, s, in, now)
-	case senders.InboundBooking:
-		_, err := svc.bookings.Book(ctx, &bookings.Booking{WorkspaceID: s.WorkspaceID, Provider: bookings.Sandbox, BookingID: in.BookingID,
-			LeadID: &in.LeadID, SenderID: &s.ID, StartsAt: in.StartsAt})
-		return err
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
@@ -45,7 +46,8 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 			e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], LeadID: ids[0], At: e.clock.Now(), ProviderMessageID: "p-1", Body: "Sounds good, Thursday?"})
 			// The lead books a meeting: the booking finds the lead's thread
 			// with the sender.
-			e.net.Deliver(senders.Inbound{Kind: senders.InboundBooking, SenderID: e.ids["anna"], LeadID: ids[0], At: e.clock.Now().Add(time.Hour),
+			lead, sender := ids[0], e.ids["anna"]
+			e.net.DeliverBooking(bookings.Booking{LeadID: &lead, SenderID: &sender, CreatedAt: e.clock.Now().Add(time.Hour),
 				BookingID: "b-1", StartsAt: e.clock.Now().Add(72 * time.Hour)})
 			e.runUntil(monday.Add(30 * time.Hour))
 			must(e.svc.WhyNotSending(ctx, e.p, e.ids["Berlin CTOs"]))

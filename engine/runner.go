@@ -52,7 +52,8 @@ type deferKey struct {
 // claims due enrollments with a lease, and budgets are taken under the
 // lock of their counter rows.
 type Runner struct {
-	svc *deps
+	svc   *deps
+	queue *Queue
 	// housekeeping runs with the hourly checks (OnChecks).
 	housekeeping []func(ctx context.Context, now time.Time) error
 	transports   map[string]senders.Transport
@@ -180,6 +181,8 @@ type Config struct {
 	Inbox       Inbox
 	Bookings    Bookings
 	Log         events.Emitter
+	// Queue is the inbound queue pushed events wait in (nil: none).
+	Queue *Queue
 	// Transports are what the runner sends with, by a sender's transport
 	// name; their inbound reports are what it takes in.
 	Transports map[string]senders.Transport
@@ -213,7 +216,7 @@ func New(cfg Config) *Runner {
 	}
 	svc := &deps{db: cfg.DB, store: cfg.Enrollments.Store(), clock: cfg.Clock, enrollments: cfg.Enrollments, leads: cfg.Leads, catalog: cfg.Catalog,
 		sequences: cfg.Sequences, senders: cfg.Senders, tasks: cfg.Tasks, inbox: cfg.Inbox, bookings: cfg.Bookings, log: cfg.Log}
-	return &Runner{svc: svc, transports: cfg.Transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
+	return &Runner{svc: svc, queue: cfg.Queue, transports: cfg.Transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
 		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }

@@ -58,6 +58,9 @@ type Platform struct {
 	Reports     *reports.Service
 	Bookings    *bookings.Service
 	Enrollments *enrollments.Service
+	// Inbound is the durable queue that pushed events (scheduling
+	// providers' webhooks) wait in for a runner.
+	Inbound *engine.Queue
 
 	transports map[string]senders.Transport
 }
@@ -82,6 +85,7 @@ func New(cfg Config) *Platform {
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
 	p.Inbox.StopWith(stopper{p.Enrollments})
+	p.Inbound = engine.NewQueue(d, clock)
 	if cfg.Transports != nil {
 		p.UseTransports(cfg.Transports)
 	}
@@ -103,7 +107,7 @@ func (p *Platform) Runner() *engine.Runner { return p.NewRunner(p.transports) }
 func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
 	r := engine.New(engine.Config{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Enrollments: p.Enrollments, Leads: p.Leads,
 		Catalog: p.Workspaces, Sequences: p.Sequences, Senders: p.Senders, Tasks: p.Tasks, Inbox: p.Inbox, Bookings: p.Bookings,
-		Log: p.Log, Transports: ts})
+		Log: p.Log, Queue: p.Inbound, Transports: ts})
 	// A worker folds the reports' counter shards once a day.
 	r.OnChecks(p.Reports.Compact)
 	return r

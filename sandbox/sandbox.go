@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/senders"
 )
 
@@ -85,6 +86,8 @@ type Network struct {
 	rates   Rates
 	results map[string]senders.Result
 	pending []senders.Inbound
+	// booked are meetings booked, by when they reach leadline, in order.
+	booked []bookings.Booking
 
 	configs     map[string]senders.Sender
 	counts      map[string]int // sender|day|action
@@ -150,6 +153,31 @@ func (n *Network) Deliver(in senders.Inbound) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.queue(in)
+}
+
+// DeliverBooking queues a meeting booked, reaching leadline at b.CreatedAt,
+// for tests.
+func (n *Network) DeliverBooking(b bookings.Booking) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.book(b)
+}
+
+func (n *Network) book(b bookings.Booking) {
+	b.Provider, b.CreatedAt = bookings.Sandbox, b.CreatedAt.Truncate(time.Microsecond)
+	i := sort.Search(len(n.booked), func(i int) bool { return n.booked[i].CreatedAt.After(b.CreatedAt) })
+	n.booked = slices.Insert(n.booked, i, b)
+}
+
+// Bookings returns the meetings booked that reach leadline up to until:
+// the network stands in for a scheduling provider too.
+func (n *Network) Bookings(ctx context.Context, until time.Time) ([]bookings.Booking, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	i := sort.Search(len(n.booked), func(i int) bool { return n.booked[i].CreatedAt.After(until) })
+	out := slices.Clone(n.booked[:i])
+	n.booked = n.booked[i:]
+	return out, nil
 }
 
 func (n *Network) queue(in senders.Inbound) {
@@ -332,11 +360,9 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			in.Subject, in.Body = "Re: "+req.Subject, body
 			// Who answers by proposing a meeting books one.
 			if slices.Contains(bookers, body) {
-				bk := base
-				bk.Kind, bk.At = senders.InboundBooking, n.synced(in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour)))
-				bk.BookingID = fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq)
-				bk.StartsAt = bk.At.Add(72 * time.Hour).Truncate(time.Hour)
-				n.queue(bk)
+				at := n.synced(in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour)))
+				n.book(bookings.Booking{BookingID: fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq), LeadID: &base.LeadID, SenderID: &base.SenderID,
+					StartsAt: at.Add(72 * time.Hour).Truncate(time.Hour), CreatedAt: at})
 			}
 		}
 		n.queue(in)
@@ -379,10 +405,14 @@ func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbou
 func (n *Network) NextInbound() (time.Time, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.pending) == 0 {
-		return time.Time{}, false
+	var next time.Time
+	if len(n.pending) > 0 {
+		next = n.pending[0].At
 	}
-	return n.pending[0].At, true
+	if len(n.booked) > 0 && (next.IsZero() || n.booked[0].CreatedAt.Before(next)) {
+		next = n.booked[0].CreatedAt
+	}
+	return next, !next.IsZero()
 }
 
 // Violations returns every rule the network saw broken.

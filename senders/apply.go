@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,10 @@ type Spec struct {
 	Schedule    map[string][]string `yaml:"schedule"`
 	Caps        map[string]int      `yaml:"caps"`
 	Warmup      *Warmup             `yaml:"warmup"`
+	// The transport's settings (Settings), by transport kind.
+	SMTP    *MailServer `yaml:"smtp"`
+	IMAP    *MailServer `yaml:"imap"`
+	Unipile *Unipile    `yaml:"unipile"`
 }
 
 // Owner is the workspace a setup file's senders belong to.
@@ -39,7 +44,7 @@ type Owner struct {
 	Clients map[string]string
 }
 
-// TransportSandbox is the built-in sandbox network, the only transport so far.
+// TransportSandbox is the built-in sandbox network, the default transport.
 const TransportSandbox = "sandbox"
 
 // build checks spec and returns the sender it describes (without ids and
@@ -83,9 +88,25 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 		}
 		s.Timezone = spec.Timezone
 	}
-	if spec.Transport != "" && spec.Transport != TransportSandbox {
-		return nil, bad("transport %q is not available; the built-in sandbox network is the only transport so far (transport: sandbox).", spec.Transport)
+	transport := spec.Transport
+	if transport == "" {
+		transport = TransportSandbox
 	}
+	kind, ok := TransportKinds[transport]
+	if !ok {
+		return nil, bad("transport %q is not one of sandbox, smtp and unipile.", spec.Transport)
+	}
+	if kind.Channel != "" && kind.Channel != s.Channel {
+		return nil, bad("transport %s is for %s senders, and this one is %s.", transport, kind.Channel, s.Channel)
+	}
+	set := Settings{SMTP: spec.SMTP, IMAP: spec.IMAP, Unipile: spec.Unipile}
+	if err := kind.check(set); err != nil {
+		return nil, bad("%v.", err)
+	}
+	if !kind.Available {
+		return nil, bad("transport %q is not built into this version of leadline yet; use transport: sandbox until it is.", transport)
+	}
+	s.Transport, s.Settings = transport, set
 	switch spec.Status {
 	case "":
 	case Active, Paused:
@@ -197,6 +218,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 			// Configuration changes; identity, health and history stay.
 			old.ClientID, old.Address, old.Timezone, old.Transport, old.Status = s.ClientID, s.Address, s.Timezone, s.Transport, s.Status
 			old.Premium, old.MonthlyCost, old.Schedule, old.Caps, old.Warmup = s.Premium, s.MonthlyCost, s.Schedule, s.Caps, s.Warmup
+			old.Settings = s.Settings
 			old.UpdatedAt = now
 			if err := svc.store.Save(ctx, old, false); err != nil {
 				return err
@@ -219,6 +241,7 @@ func changedFields(a, b *Sender) []string {
 	add("address", deref(a.Address) != deref(b.Address))
 	add("timezone", a.Timezone != b.Timezone)
 	add("transport", a.Transport != b.Transport)
+	add("settings", !reflect.DeepEqual(a.Settings, b.Settings))
 	add("status", a.Status != b.Status)
 	add("premium", a.Premium != b.Premium)
 	add("monthly_cost", a.MonthlyCost != b.MonthlyCost)

@@ -103,23 +103,26 @@ const (
 type Sender struct {
 	bun.BaseModel `bun:"table:senders,alias:s"`
 
-	ID          string    `bun:"id,pk" json:"id" format:"uuid"`
-	WorkspaceID string    `bun:"workspace_id" json:"-"`
-	ClientID    *string   `bun:"client_id" json:"client_id" format:"uuid" doc:"The client this sender works for; null for a workspace-wide sender."`
-	Name        string    `bun:"name" json:"name"`
-	Channel     Channel   `bun:"channel" json:"channel" enum:"linkedin,email"`
-	Address     *string   `bun:"address" json:"address" doc:"The mailbox address of an email sender; null for LinkedIn."`
-	Timezone    string    `bun:"timezone" json:"timezone" doc:"IANA timezone of the schedule, the daily caps and the warm-up days."`
-	Transport   string    `bun:"transport" json:"transport" enum:"sandbox"`
-	Status      Status    `bun:"status" json:"status" enum:"active,paused"`
-	Premium     bool      `bun:"premium" json:"premium" doc:"LinkedIn premium: without it, 5 invitations a calendar month may carry a note."`
-	MonthlyCost float64   `bun:"monthly_cost" json:"monthly_cost" doc:"What the sender costs a month, in the workspace's currency; spread over its days and work by the cost reports."`
-	Schedule    Schedule  `bun:"schedule,type:jsonb" json:"schedule" doc:"Working windows per weekday (mon..sun), local to timezone, as HH:MM-HH:MM."`
-	Caps        Caps      `bun:"caps,type:jsonb" json:"caps" doc:"Configured daily cap per action, with defaults filled in, and invite_week (any 7 local days)."`
-	Warmup      *Warmup   `bun:"warmup,type:jsonb" json:"warmup" doc:"The warm-up ramp; null when the sender is not warming up."`
-	Health      Health    `bun:"health" json:"health" enum:"healthy,warning,restricted,disconnected"`
-	CreatedAt   time.Time `bun:"created_at" json:"created_at"`
-	UpdatedAt   time.Time `bun:"updated_at" json:"updated_at"`
+	ID          string   `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID string   `bun:"workspace_id" json:"-"`
+	ClientID    *string  `bun:"client_id" json:"client_id" format:"uuid" doc:"The client this sender works for; null for a workspace-wide sender."`
+	Name        string   `bun:"name" json:"name"`
+	Channel     Channel  `bun:"channel" json:"channel" enum:"linkedin,email"`
+	Address     *string  `bun:"address" json:"address" doc:"The mailbox address of an email sender; null for LinkedIn."`
+	Timezone    string   `bun:"timezone" json:"timezone" doc:"IANA timezone of the schedule, the daily caps and the warm-up days."`
+	Transport   string   `bun:"transport" json:"transport" enum:"sandbox"`
+	Status      Status   `bun:"status" json:"status" enum:"active,paused"`
+	Premium     bool     `bun:"premium" json:"premium" doc:"LinkedIn premium: without it, 5 invitations a calendar month may carry a note."`
+	MonthlyCost float64  `bun:"monthly_cost" json:"monthly_cost" doc:"What the sender costs a month, in the workspace's currency; spread over its days and work by the cost reports."`
+	Schedule    Schedule `bun:"schedule,type:jsonb" json:"schedule" doc:"Working windows per weekday (mon..sun), local to timezone, as HH:MM-HH:MM."`
+	Caps        Caps     `bun:"caps,type:jsonb" json:"caps" doc:"Configured daily cap per action, with defaults filled in, and invite_week (any 7 local days)."`
+	Warmup      *Warmup  `bun:"warmup,type:jsonb" json:"warmup" doc:"The warm-up ramp; null when the sender is not warming up."`
+	// Settings are how its transport connects (no secrets: those are
+	// named, and read when the transport connects).
+	Settings  Settings  `bun:"settings,type:jsonb" json:"-"`
+	Health    Health    `bun:"health" json:"health" enum:"healthy,warning,restricted,disconnected"`
+	CreatedAt time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt time.Time `bun:"updated_at" json:"updated_at"`
 
 	// The health detail, shown by the health view.
 	HealthReasons   []HealthReason `bun:"health_reasons,type:jsonb" json:"-"`

@@ -3,6 +3,7 @@ package senders_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -421,5 +422,60 @@ func TestRecheckAllJudgesEachSender(t *testing.T) {
 		is.NoErr(json.Unmarshal([]byte(withdrawn[0]), &data))
 		is.Equal(data["sender_id"], anna.ID)
 		is.Equal(data["withdrawn"], float64(54))
+	})
+}
+
+// TestTransportSettings: each transport kind's settings are checked by
+// apply with the sender and field named; the sandbox takes none, and a
+// kind this build does not have yet is refused after its settings check.
+func TestTransportSettings(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		smtp := &senders.MailServer{Host: "smtp.example.test", Port: 587, Security: "starttls", Username: "sales@acme.test", PasswordEnv: "ACME_MAIL_PASSWORD"}
+		imap := &senders.MailServer{Host: "imap.example.test", Port: 993, Security: "tls", Username: "sales@acme.test", PasswordEnv: "ACME_MAIL_PASSWORD", Inbox: "INBOX", Sent: "Sent"}
+		mail := func(s, i *senders.MailServer) senders.Spec {
+			return senders.Spec{Name: "mail", Channel: senders.Email, Address: "sales@acme.test", Transport: "smtp", SMTP: s, IMAP: i}
+		}
+		with := func(m *senders.MailServer, f func(m *senders.MailServer)) *senders.MailServer {
+			c := *m
+			f(&c)
+			return &c
+		}
+		for name, c := range map[string]struct {
+			spec senders.Spec
+			says string
+		}{
+			"no imap":            {mail(smtp, nil), "needs smtp (sending) and imap (replies)"},
+			"bad security":       {mail(with(smtp, func(m *senders.MailServer) { m.Security = "ssl" }), imap), "smtp.security is tls, starttls or none"},
+			"bad port":           {mail(with(smtp, func(m *senders.MailServer) { m.Port = 0 }), imap), "smtp.port"},
+			"secret in the file": {mail(with(smtp, func(m *senders.MailServer) { m.PasswordEnv = "hunter2!" }), imap), "not an environment variable's name"},
+			"no password env":    {mail(with(smtp, func(m *senders.MailServer) { m.PasswordEnv = "" }), imap), "smtp.password_env is required"},
+			"xoauth2 needs token": {mail(with(smtp, func(m *senders.MailServer) { m.Auth, m.PasswordEnv = "xoauth2", "" }), imap),
+				"smtp.token_env is required"},
+			"folders on smtp":   {mail(with(smtp, func(m *senders.MailServer) { m.Inbox = "INBOX" }), imap), "smtp takes no inbox"},
+			"smtp on linkedin":  {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "smtp", SMTP: smtp, IMAP: imap}, "for email senders"},
+			"settings, sandbox": {senders.Spec{Name: "li", Channel: senders.LinkedIn, SMTP: smtp}, "the sandbox takes no"},
+			"unipile, no key": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "unipile", Unipile: &senders.Unipile{AccountID: "acc"}},
+				"unipile.api_key_env is required"},
+			"unipile over http": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "unipile",
+				Unipile: &senders.Unipile{AccountID: "acc", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: "http://api.example.test"}}, "must be an https URL"},
+			"unknown transport": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "fax"}, "not one of sandbox, smtp and unipile"},
+			"not built yet":     {mail(smtp, imap), "not built into this version"},
+		} {
+			_, err := b.svc.Apply(ctx, b.owner, []senders.Spec{c.spec})
+			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), `Sender "`) {
+				t.Errorf("%s: got %v", name, err)
+			}
+		}
+		is := is.New(t)
+		is.Equal(senders.Settings{SMTP: smtp, IMAP: imap}.SecretNames(), []string{"ACME_MAIL_PASSWORD"})
+		t.Setenv("LEADLINE_TEST_SECRET", "s3cret")
+		s := &senders.Sender{Name: "mail"}
+		got, err := senders.EnvCredentials{}.Secret(ctx, s, "LEADLINE_TEST_SECRET")
+		is.NoErr(err)
+		is.Equal(got, "s3cret")
+		_, err = senders.EnvCredentials{}.Secret(ctx, s, "LEADLINE_TEST_UNSET")
+		is.True(errors.Is(err, senders.ErrCredentialsMissing))
 	})
 }

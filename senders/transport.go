@@ -92,9 +92,6 @@ const (
 	InboundReply    = "reply"
 	InboundBounce   = "bounce"
 	InboundSignal   = "signal"
-	// InboundBooking: the lead booked a meeting (the sandbox's stand-in
-	// for a scheduling provider's webhook).
-	InboundBooking = "booking"
 )
 
 // Inbound is one thing that happened outside: an invitation accepted, a
@@ -113,9 +110,6 @@ type Inbound struct {
 	// Signal
 	Signal  string
 	Message string
-	// Booking
-	BookingID string
-	StartsAt  time.Time
 }
 
 // Transport performs actions for senders and reports what happened outside.

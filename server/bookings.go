@@ -8,6 +8,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/bookings"
+	"github.com/leadline/leadline/engine"
 )
 
 // maxBookingBody bounds a provider's webhook body.
@@ -16,7 +17,9 @@ const maxBookingBody = 1 << 20
 // inboundBooking takes a scheduling provider's webhook:
 // POST /inbound/{provider}/{workspace_id}, with no API key: the provider's
 // signature over the body, with the workspace's secret for it, is the
-// credential. A new booking of a known lead writes meeting.booked.
+// credential. The booking is written to the inbound queue in the request;
+// a worker books it (once per provider booking id), and a new booking of a
+// known lead writes meeting.booked.
 func (s *Server) inboundBooking(w http.ResponseWriter, r *http.Request) {
 	provider, workspaceID := r.PathValue("provider"), r.PathValue("workspace")
 	if provider != bookings.CalCom && provider != bookings.Calendly {
@@ -28,7 +31,19 @@ func (s *Server) inboundBooking(w http.ResponseWriter, r *http.Request) {
 		writeEnvelope(w, fromAPI(apikit.Invalid("The body could not be read or is over 1 MiB.", "Send the provider's webhook as it is.")))
 		return
 	}
-	b, err := s.bookings.Receive(r.Context(), provider, workspaceID, r.Header, body)
+	ctx := r.Context()
+	b, err := s.bookings.Verify(ctx, provider, workspaceID, r.Header, body)
+	var leadID *string
+	fresh := false
+	if err == nil && b != nil {
+		// What the booking will come to is read now, for the answer; the
+		// booking itself is queued in this request and booked by a worker.
+		var recorded bool
+		if leadID, recorded, err = s.bookings.Seen(ctx, b); err == nil {
+			fresh, err = s.inbound.Push(ctx, workspaceID, provider, b.BookingID, engine.Event{Booking: b})
+			fresh = fresh && !recorded
+		}
+	}
 	switch {
 	case errors.Is(err, bookings.ErrUnknownWorkspace):
 		writeNotFound(w, "Workspace "+workspaceID, "Set the provider's signing secret for the workspace in the setup file (bookings:) and apply it.")
@@ -42,9 +57,10 @@ func (s *Server) inboundBooking(w http.ResponseWriter, r *http.Request) {
 		writeEnvelope(w, fromAPI(apikit.Errorf(apikit.EInternal, "Try again; the provider retries on its own.", "The booking could not be recorded.")))
 	default:
 		w.Header().Set("Content-Type", "application/json")
-		out := map[string]any{"data": map[string]any{"booked": b != nil}}
+		var out bookingReceived
+		out.Data.Booked = b != nil
 		if b != nil {
-			out["data"].(map[string]any)["booking_id"], out["data"].(map[string]any)["lead_id"] = b.BookingID, b.LeadID
+			out.Data.BookingID, out.Data.LeadID, out.Data.New = b.BookingID, leadID, &fresh
 		}
 		_ = json.NewEncoder(w).Encode(out)
 	}

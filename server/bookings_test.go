@@ -41,8 +41,19 @@ func TestInboundBookings(t *testing.T) {
 		is.Equal(r.Status, 200)
 		is.Equal(r.data()["booked"], true)
 		is.Equal(r.data()["lead_id"], ann)
-		// The provider retries: booked once.
-		is.Equal(e.call("POST", path, "", cal, "X-Cal-Signature-256", hexSig("cal-secret", cal)).Status, 200)
+		is.Equal(r.data()["new"], true)
+		// Queued in the request, booked by a worker.
+		tick := func() {
+			_, err := e.pl.Runner().Tick(ctx)
+			is.NoErr(err)
+		}
+		tick()
+		// The provider retries, before and after the worker booked it:
+		// booked once, and the answer says nothing new was recorded.
+		r = e.call("POST", path, "", cal, "X-Cal-Signature-256", hexSig("cal-secret", cal))
+		is.Equal(r.Status, 200)
+		is.Equal(r.data()["new"], false)
+		tick()
 		var kinds []map[string]any
 		for _, ev := range e.call("GET", "/v1/leads/"+ann+"/timeline", "viewer", nil).Body["data"].([]any) {
 			if ev.(map[string]any)["kind"] == "meeting.booked" {
@@ -73,6 +84,13 @@ func TestInboundBookings(t *testing.T) {
 		r = e.call("POST", "/inbound/calendly/"+w.ID, "", cly, "Calendly-Webhook-Signature", sig)
 		is.Equal(r.Status, 200)
 		is.Equal(r.data()["lead_id"], nil) // no lead has that email: kept, no event
+		is.Equal(r.data()["new"], true)
+		r = e.call("POST", "/inbound/calendly/"+w.ID, "", cly, "Calendly-Webhook-Signature", sig)
+		is.Equal(r.data()["new"], false) // already queued
+		tick()
+		var kept int
+		is.NoErr(e.db.NewSelect().Table("bookings").ColumnExpr("count(*)").Where("workspace_id = ?", w.ID).Scan(ctx, &kept))
+		is.Equal(kept, 2)
 		old := fmt.Sprint(e.clock.Now().Add(-10 * time.Minute).Unix())
 		assertEnvelope(t, e.call("POST", "/inbound/calendly/"+w.ID, "", cly, "Calendly-Webhook-Signature", "t="+old+",v1="+hexSig("cly-secret", old+"."+cly)), 401, "E_UNAUTHORIZED")
 		assertEnvelope(t, e.call("POST", "/inbound/calendly/"+w.ID, "", cly), 401, "E_UNAUTHORIZED")

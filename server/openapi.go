@@ -103,9 +103,10 @@ func (s *Server) documentHeaders(method, path string, class apikit.RateClass) {
 // (inboundBooking).
 type bookingReceived struct {
 	Data struct {
-		Booked    bool    `json:"booked" doc:"true when the webhook is a new booking, now recorded (once, however often the provider delivers it); false for any other webhook, accepted and ignored so that the provider does not retry it."`
+		Booked    bool    `json:"booked" doc:"true when the webhook is a booking: it is queued and recorded once (however often the provider delivers it) by a worker within seconds; false for any other webhook, accepted and ignored so that the provider does not retry it."`
 		BookingID string  `json:"booking_id,omitempty" doc:"The provider's booking id; only when booked."`
-		LeadID    *string `json:"lead_id,omitempty" format:"uuid" doc:"The lead whose email the invitee used, or null when no lead matched; only when booked. A matched lead gets a meeting.booked event."`
+		LeadID    *string `json:"lead_id" format:"uuid" doc:"The lead whose email the invitee used, or null when no lead matched (the booking is kept, with no event); only when booked. A matched lead gets a meeting.booked event."`
+		New       *bool   `json:"new,omitempty" doc:"Only when booked: true when this delivery queued the booking; false for a replay of one already queued or recorded, which records nothing new."`
 	} `json:"data"`
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/bookings"
+	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
@@ -65,6 +66,7 @@ type Server struct {
 	inbox       *inbox.Service
 	webhooks    *webhooks.Service
 	bookings    *bookings.Service
+	inbound     *engine.Queue
 	reports     *reports.Service
 	limiter     *limiter
 	idem        *idempotency
@@ -99,6 +101,7 @@ func New(cfg Config) *Server {
 		inbox:       pl.Inbox,
 		webhooks:    pl.Webhooks,
 		bookings:    pl.Bookings,
+		inbound:     pl.Inbound,
 		reports:     pl.Reports,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock),

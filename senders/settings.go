@@ -1,0 +1,211 @@
+package senders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Settings are how a sender's transport connects: one typed value per
+// transport kind, validated when a setup is applied, stored with the
+// sender and read by the transport when it connects. They hold no secret:
+// a password, token or API key is named (an environment variable), and the
+// transport asks Credentials for it when it connects.
+type Settings struct {
+	SMTP    *MailServer `json:"smtp,omitempty" yaml:"smtp"`
+	IMAP    *MailServer `json:"imap,omitempty" yaml:"imap"`
+	Unipile *Unipile    `json:"unipile,omitempty" yaml:"unipile"`
+}
+
+// MailServer is an SMTP or IMAP server a mailbox uses.
+type MailServer struct {
+	Host string `json:"host" yaml:"host"`
+	Port int    `json:"port" yaml:"port"`
+	// Security is tls, starttls or none (a relay on the same host).
+	Security string `json:"security" yaml:"security"`
+	Username string `json:"username" yaml:"username"`
+	// Auth is password (the default) or xoauth2.
+	Auth        string `json:"auth,omitempty" yaml:"auth"`
+	PasswordEnv string `json:"password_env,omitempty" yaml:"password_env"`
+	TokenEnv    string `json:"token_env,omitempty" yaml:"token_env"`
+	// CAFile trusts a private certificate authority.
+	CAFile string `json:"ca_file,omitempty" yaml:"ca_file"`
+	// Inbox and Sent are the IMAP folders read (IMAP only).
+	Inbox string `json:"inbox,omitempty" yaml:"inbox"`
+	Sent  string `json:"sent,omitempty" yaml:"sent"`
+}
+
+// Unipile is a LinkedIn account connected through Unipile's API.
+type Unipile struct {
+	AccountID        string `json:"account_id" yaml:"account_id"`
+	APIKeyEnv        string `json:"api_key_env" yaml:"api_key_env"`
+	WebhookSecretEnv string `json:"webhook_secret_env,omitempty" yaml:"webhook_secret_env"`
+	// BaseURL is Unipile's API base; empty for the default.
+	BaseURL string `json:"base_url,omitempty" yaml:"base_url"`
+}
+
+// TransportKind declares one kind of transport a sender may choose: the
+// channel it serves, whether this build has it, and what its settings
+// must hold.
+type TransportKind struct {
+	Name    string
+	Channel Channel // "" for both
+	// Available: this build has the transport. A kind declared but not
+	// available is refused by apply with a clear message.
+	Available bool
+	check     func(set Settings) error
+}
+
+// TransportKinds are every kind of transport, by name.
+var TransportKinds = map[string]TransportKind{
+	TransportSandbox: {Name: TransportSandbox, Available: true, check: func(set Settings) error {
+		if set != (Settings{}) {
+			return errors.New("the sandbox takes no smtp, imap or unipile settings")
+		}
+		return nil
+	}},
+	TransportSMTP: {Name: TransportSMTP, Channel: Email, check: func(set Settings) error {
+		if set.Unipile != nil {
+			return errors.New("an smtp sender takes smtp and imap settings, not unipile")
+		}
+		if set.SMTP == nil || set.IMAP == nil {
+			return errors.New("an smtp sender needs smtp (sending) and imap (replies) settings")
+		}
+		if err := set.SMTP.check("smtp"); err != nil {
+			return err
+		}
+		return set.IMAP.check("imap")
+	}},
+	TransportUnipile: {Name: TransportUnipile, Channel: LinkedIn, check: func(set Settings) error {
+		if set.SMTP != nil || set.IMAP != nil {
+			return errors.New("a unipile sender takes unipile settings, not smtp or imap")
+		}
+		if set.Unipile == nil {
+			return errors.New("a unipile sender needs unipile settings (account_id, api_key_env)")
+		}
+		return set.Unipile.check()
+	}},
+}
+
+// The transport kinds beside the sandbox.
+const (
+	TransportSMTP    = "smtp"
+	TransportUnipile = "unipile"
+)
+
+// envName is an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func checkEnv(field, name string, required bool) error {
+	if name == "" {
+		if required {
+			return fmt.Errorf("%s is required: the name of the environment variable that holds the secret", field)
+		}
+		return nil
+	}
+	if !envName.MatchString(name) {
+		return fmt.Errorf("%s %q is not an environment variable's name (letters, digits and _); the secret itself never goes in the setup file", field, name)
+	}
+	return nil
+}
+
+func (m *MailServer) check(which string) error {
+	if strings.TrimSpace(m.Host) == "" {
+		return fmt.Errorf("%s.host is required", which)
+	}
+	if m.Port < 1 || m.Port > 65535 {
+		return fmt.Errorf("%s.port must be 1 to 65535", which)
+	}
+	if !slices.Contains([]string{"tls", "starttls", "none"}, m.Security) {
+		return fmt.Errorf("%s.security is tls, starttls or none, not %q", which, m.Security)
+	}
+	if strings.TrimSpace(m.Username) == "" {
+		return fmt.Errorf("%s.username is required", which)
+	}
+	switch m.Auth {
+	case "", "password":
+		if m.TokenEnv != "" {
+			return fmt.Errorf("%s.token_env goes with auth: xoauth2", which)
+		}
+		if err := checkEnv(which+".password_env", m.PasswordEnv, true); err != nil {
+			return err
+		}
+	case "xoauth2":
+		if m.PasswordEnv != "" {
+			return fmt.Errorf("%s.password_env goes with password authentication, not xoauth2 (use token_env)", which)
+		}
+		if err := checkEnv(which+".token_env", m.TokenEnv, true); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%s.auth is password or xoauth2, not %q", which, m.Auth)
+	}
+	if which == "smtp" && (m.Inbox != "" || m.Sent != "") {
+		return errors.New("smtp takes no inbox or sent folder (those are imap's)")
+	}
+	return nil
+}
+
+func (u *Unipile) check() error {
+	if strings.TrimSpace(u.AccountID) == "" {
+		return errors.New("unipile.account_id is required: the connected account's id in Unipile")
+	}
+	if err := checkEnv("unipile.api_key_env", u.APIKeyEnv, true); err != nil {
+		return err
+	}
+	if err := checkEnv("unipile.webhook_secret_env", u.WebhookSecretEnv, false); err != nil {
+		return err
+	}
+	if u.BaseURL != "" {
+		if p, err := url.Parse(u.BaseURL); err != nil || p.Scheme != "https" || p.Host == "" {
+			return fmt.Errorf("unipile.base_url %q must be an https URL", u.BaseURL)
+		}
+	}
+	return nil
+}
+
+// ErrCredentialsMissing is a secret whose environment variable is not set:
+// a sender-level error that the sender's health shows
+// (credentials_missing), never a crash.
+var ErrCredentialsMissing = errors.New("credentials missing")
+
+// Credentials give a transport a sender's secrets when it connects, by the
+// name its settings give (an environment variable today; a secret a
+// manager typed in the console, stored sealed, later).
+type Credentials interface {
+	// Secret returns the secret named name for sender s.
+	// Returns an error wrapping ErrCredentialsMissing when it is not set.
+	Secret(ctx context.Context, s *Sender, name string) (string, error)
+}
+
+// EnvCredentials reads secrets from the process's environment.
+type EnvCredentials struct{}
+
+// Secret returns the environment variable name.
+func (EnvCredentials) Secret(_ context.Context, s *Sender, name string) (string, error) {
+	if v := os.Getenv(name); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: sender %s needs the environment variable %s", ErrCredentialsMissing, s.Name, name)
+}
+
+// SecretNames are the environment variables a sender's settings name.
+func (set Settings) SecretNames() []string {
+	var out []string
+	for _, m := range []*MailServer{set.SMTP, set.IMAP} {
+		if m != nil {
+			out = append(out, m.PasswordEnv, m.TokenEnv)
+		}
+	}
+	if set.Unipile != nil {
+		out = append(out, set.Unipile.APIKeyEnv, set.Unipile.WebhookSecretEnv)
+	}
+	out = slices.DeleteFunc(out, func(s string) bool { return s == "" })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
