@@ -389,25 +389,11 @@ func (b *BunStore) LastActionAt(ctx context.Context, sequenceIDs []string) (map[
 
 // List returns one page of the workspace's enrollments, newest first.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Enrollment, int, error) {
-	var out []Enrollment
-	q := b.idb(ctx).NewSelect().Model(&out).Where("e.workspace_id = ?", workspaceID)
-	if len(scope) > 0 {
-		q = q.Where("e.client_id IN (?)", bun.In(scope))
-	}
-	if f.SequenceID != "" {
-		q = q.Where("e.sequence_id = ?", f.SequenceID)
-	}
-	if f.LeadID != "" {
-		q = q.Where("e.lead_id = ?", f.LeadID)
-	}
+	q := db.List[Enrollment](b.idb(ctx), "e", workspaceID, scope).Equal("sequence_id", f.SequenceID).Equal("lead_id", f.LeadID)
 	if f.SenderID != "" {
-		q = q.Where("(e.sender_id = ? OR e.email_sender_id = ?)", f.SenderID, f.SenderID)
+		q.Where("(e.sender_id = ? OR e.email_sender_id = ?)", f.SenderID, f.SenderID)
 	}
-	if f.Status != "" {
-		q = q.Where("e.status = ?", f.Status)
-	}
-	n, err := q.OrderExpr("e.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
-	return out, int(n), err
+	return q.Equal("status", string(f.Status)).Page(ctx, "e.id DESC", f.Limit, f.Offset)
 }
 
 // ForLead returns the lead's enrollments, newest first.

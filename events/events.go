@@ -243,15 +243,12 @@ func (l *Log) insertOne(ctx context.Context, e *Event, with []Statement) error {
 
 // ForLead returns up to limit of a lead's events, newest first.
 func (l *Log) ForLead(ctx context.Context, workspaceID, leadID string, limit, offset int) ([]Event, int, error) {
-	var evs []Event
-	q := l.db.IDB(ctx).NewSelect().Model(&evs).
-		Where("workspace_id = ? AND lead_id = ?", workspaceID, leadID).
-		OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Offset(int64(offset))
-	total, err := q.ScanAndCount(ctx)
+	evs, total, err := db.List[Event](l.db.IDB(ctx), "", workspaceID, nil).Where("lead_id = ?", leadID).
+		Page(ctx, "created_at DESC, id DESC", limit, offset)
 	if evs == nil {
 		evs = []Event{}
 	}
-	return evs, int(total), err
+	return evs, total, err
 }
 
 // Exported is one event as `leadline events export` writes it.

@@ -184,41 +184,22 @@ func (b *BunStore) LastInbound(ctx context.Context, threadID string) (*Message, 
 
 // List returns one page of the workspace's threads, newest activity first.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Thread, int, error) {
-	var out []Thread
-	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("th.workspace_id = ?", workspaceID)
-	if len(scope) > 0 {
-		q = q.Where("th.client_id IN (?)", bun.In(scope))
-	}
-	if f.Intent != "" {
-		q = q.Where("th.intent = ?", f.Intent)
-	}
+	q := db.List[Thread](b.db.IDB(ctx), "th", workspaceID, scope).Equal("intent", string(f.Intent))
 	switch f.AssigneeID {
 	case "":
 	case "none":
-		q = q.Where("th.assignee_id IS NULL")
+		q.Where("th.assignee_id IS NULL")
 	default:
-		q = q.Where("th.assignee_id = ?", f.AssigneeID)
+		q.Where("th.assignee_id = ?", f.AssigneeID)
 	}
-	if f.SenderID != "" {
-		q = q.Where("th.sender_id = ?", f.SenderID)
-	}
-	if f.SequenceID != "" {
-		q = q.Where("th.sequence_id = ?", f.SequenceID)
-	}
-	if f.ClientID != "" {
-		q = q.Where("th.client_id = ?", f.ClientID)
-	}
-	if f.LeadID != "" {
-		q = q.Where("th.lead_id = ?", f.LeadID)
-	}
+	q.Equal("sender_id", f.SenderID).Equal("sequence_id", f.SequenceID).Equal("client_id", f.ClientID).Equal("lead_id", f.LeadID)
 	if f.Unread != nil {
-		q = q.Where("th.unread = ?", *f.Unread)
+		q.Where("th.unread = ?", *f.Unread)
 	}
 	if f.UpdatedSince != nil {
-		q = q.Where("th.updated_at >= ?", *f.UpdatedSince)
+		q.Where("th.updated_at >= ?", *f.UpdatedSince)
 	}
-	n, err := q.OrderExpr("th.last_message_at DESC, th.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
-	return out, int(n), err
+	return q.Page(ctx, "th.last_message_at DESC, th.id DESC", f.Limit, f.Offset)
 }
 
 var _ Store = (*BunStore)(nil)

@@ -23,10 +23,7 @@ func likePattern(q string) string {
 
 // applyFilter adds f's conditions (and the client scope) to q.
 func (s *BunStore) applyFilter(q *bun.SelectQuery, workspaceID string, scope []string, f Filter) *bun.SelectQuery {
-	q = q.Where("l.workspace_id = ?", workspaceID)
-	if len(scope) > 0 {
-		q = q.Where("l.client_id IN (?)", bun.In(scope))
-	}
+	q = db.InScope(q, "l", workspaceID, scope)
 	if f.ClientID != "" {
 		q = q.Where("l.client_id = ?", f.ClientID)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 )
@@ -124,10 +125,11 @@ func (svc *Service) ReplyThreads(ctx context.Context, p apikit.Principal, prm Pa
 	if err := apikit.CheckPage(&limit, offset); err != nil {
 		return apikit.Page[ReplyThread]{}, err
 	}
-	var rows []threadRow
-	total, err := sc.subjects(svc.db.IDB(ctx).NewSelect().Model(&rows).Where("workspace_id = ? AND first_reply_at >= ? AND first_reply_at < ?", sc.ws, sc.start, sc.end)).
-		OrderExpr("first_reply_at DESC, thread_id").
-		Limit(int64(limit)).Offset(int64(offset)).ScanAndCount(ctx)
+	// The report's own scope (clients, sequence, senders) applies, not the
+	// key's alone: sc.subjects.
+	rows, total, err := db.List[threadRow](svc.db.IDB(ctx), "", sc.ws, nil).
+		Where("first_reply_at >= ? AND first_reply_at < ?", sc.start, sc.end).Apply(sc.subjects).
+		Page(ctx, "first_reply_at DESC, thread_id", limit, offset)
 	if err != nil {
 		return apikit.Page[ReplyThread]{}, err
 	}
@@ -150,7 +152,7 @@ func (svc *Service) ReplyThreads(ctx context.Context, p apikit.Principal, prm Pa
 		}
 		out = append(out, t)
 	}
-	return apikit.NewPage(out, int(total), limit, offset), nil
+	return apikit.NewPage(out, total, limit, offset), nil
 }
 
 func opt(s string) *string {

@@ -108,22 +108,9 @@ func (b *BunStore) ByName(ctx context.Context, workspaceID, name string) (*Sende
 // List returns one page of the workspace's senders, by name, limited to the
 // clients in scope when scope is not empty.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error) {
-	var out []Sender
-	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("s.workspace_id = ?", workspaceID)
-	if len(scope) > 0 {
-		q = q.Where("s.client_id IN (?)", bun.In(scope))
-	}
-	if f.ClientID != "" {
-		q = q.Where("s.client_id = ?", f.ClientID)
-	}
-	if f.Channel != "" {
-		q = q.Where("s.channel = ?", f.Channel)
-	}
-	if f.Status != "" {
-		q = q.Where("s.status = ?", f.Status)
-	}
-	n, err := q.OrderExpr("s.name, s.id").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
-	return out, int(n), err
+	return db.List[Sender](b.db.IDB(ctx), "s", workspaceID, scope).
+		Equal("client_id", f.ClientID).Equal("channel", string(f.Channel)).Equal("status", string(f.Status)).
+		Page(ctx, "s.name, s.id", f.Limit, f.Offset)
 }
 
 // InWorkspace returns every sender of the workspace, by name.

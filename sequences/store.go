@@ -3,8 +3,6 @@ package sequences
 import (
 	"context"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -59,17 +57,7 @@ func (b *BunStore) ByName(ctx context.Context, workspaceID, name string) (*Seque
 // List returns one page of the workspace's sequences, by name, limited to
 // the clients in scope when scope is not empty.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sequence, int, error) {
-	var out []Sequence
-	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("q.workspace_id = ?", workspaceID)
-	if len(scope) > 0 {
-		q = q.Where("q.client_id IN (?)", bun.In(scope))
-	}
-	if f.ClientID != "" {
-		q = q.Where("q.client_id = ?", f.ClientID)
-	}
-	if f.Status != "" {
-		q = q.Where("q.status = ?", f.Status)
-	}
-	n, err := q.OrderExpr("q.name, q.id").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
-	return out, int(n), err
+	return db.List[Sequence](b.db.IDB(ctx), "q", workspaceID, scope).
+		Equal("client_id", f.ClientID).Equal("status", string(f.Status)).
+		Page(ctx, "q.name, q.id", f.Limit, f.Offset)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -70,26 +68,10 @@ func (b *BunStore) Finish(ctx context.Context, t *Task) (bool, error) {
 
 // List returns one page of the workspace's tasks, the earliest due first.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Task, int, error) {
-	var out []Task
-	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("t.workspace_id = ?", workspaceID)
-	if len(scope) > 0 {
-		q = q.Where("t.client_id IN (?)", bun.In(scope))
-	}
-	if f.Status != "" {
-		q = q.Where("t.status = ?", f.Status)
-	}
-	if f.SequenceID != "" {
-		q = q.Where("t.sequence_id = ?", f.SequenceID)
-	}
-	if f.LeadID != "" {
-		q = q.Where("t.lead_id = ?", f.LeadID)
-	}
-	if f.ClientID != "" {
-		q = q.Where("t.client_id = ?", f.ClientID)
-	}
+	q := db.List[Task](b.db.IDB(ctx), "t", workspaceID, scope).
+		Equal("status", string(f.Status)).Equal("sequence_id", f.SequenceID).Equal("lead_id", f.LeadID).Equal("client_id", f.ClientID)
 	if f.DueBefore != nil {
-		q = q.Where("t.due_at < ?", *f.DueBefore)
+		q.Where("t.due_at < ?", *f.DueBefore)
 	}
-	n, err := q.OrderExpr("t.due_at, t.id").Limit(int64(f.Limit)).Offset(int64(f.Offset)).ScanAndCount(ctx)
-	return out, int(n), err
+	return q.Page(ctx, "t.due_at, t.id", f.Limit, f.Offset)
 }

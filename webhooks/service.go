@@ -225,13 +225,13 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, limit, offset 
 	if err := apikit.CheckPage(&limit, offset); err != nil {
 		return apikit.Page[Webhook]{}, err
 	}
-	var out []Webhook
-	n, err := svc.db.IDB(ctx).NewSelect().Model(&out).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL", p.WorkspaceID).
-		OrderExpr("wh.created_at, wh.id").Limit(int64(limit)).Offset(int64(offset)).ScanAndCount(ctx)
+	// Webhooks belong to the workspace, not to a client: no scope.
+	out, n, err := db.List[Webhook](svc.db.IDB(ctx), "wh", p.WorkspaceID, nil).Where("wh.deleted_at IS NULL").
+		Page(ctx, "wh.created_at, wh.id", limit, offset)
 	if err != nil {
 		return apikit.Page[Webhook]{}, err
 	}
-	return apikit.NewPage(out, int(n), limit, offset), nil
+	return apikit.NewPage(out, n, limit, offset), nil
 }
 
 func (svc *Service) webhook(ctx context.Context, p apikit.Principal, id string) (*Webhook, error) {

@@ -4,7 +4,10 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/leadline/leadline/apikit"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 type conflictError struct {
@@ -47,4 +50,34 @@ func Visible[T any](p apikit.Principal, what, id string, load func() (T, error),
 		return zero, apikit.NotFound(what + " " + id)
 	}
 	return v, nil
+}
+
+// IsRetryable reports whether err is a Postgres deadlock or serialization
+// failure: the transaction was rolled back and may simply run again.
+func IsRetryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint violation on
+// either engine.
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		return sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// Conflict translates a unique violation into an E_CONFLICT error with the
+// given message and remedy; any other error is returned as it is.
+func Conflict(err error, msg, remedy string) error {
+	if IsUniqueViolation(err) {
+		return &conflictError{cause: err, msg: msg, remedy: remedy}
+	}
+	return err
 }
