@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -157,6 +159,9 @@ func (svc *Service) Verify(ctx context.Context, provider, workspaceID string, h 
 	if err != nil {
 		return nil, err
 	}
+	if !utf8.Valid(body) {
+		return nil, fmt.Errorf("%w: the body is not valid UTF-8", ErrUnreadable)
+	}
 	var b *Booking
 	switch provider {
 	case CalCom:
@@ -173,6 +178,9 @@ func (svc *Service) Verify(ctx context.Context, provider, workspaceID string, h 
 		return nil, ErrUnknownWorkspace
 	}
 	if err != nil || b == nil {
+		return nil, err
+	}
+	if err := check(b, svc.clock.Now()); err != nil {
 		return nil, err
 	}
 	b.WorkspaceID, b.Provider = workspaceID, provider
@@ -231,8 +239,38 @@ func verifyCalendly(secret, header string, body []byte, now time.Time) error {
 	return nil
 }
 
-// ErrUnreadable is a webhook body that is not the provider's shape.
+// ErrUnreadable is a webhook body that is not the provider's shape, or
+// whose values no booking can hold.
 var ErrUnreadable = errors.New("bookings: the body is not a booking webhook")
+
+// Bounds of a booking's values: a provider's id and an email address of
+// sane length, and a start within two years of now.
+const (
+	MaxBookingIDLength = 512
+	MaxEmailLength     = 254
+	StartsWithin       = 2 * 366 * 24 * time.Hour
+)
+
+// check refuses a booking whose values no row can hold or no provider
+// sends: control characters or invalid UTF-8 in its id or email, values
+// over their bounds, a start more than two years from now.
+func check(b *Booking, now time.Time) error {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{{"booking id", b.BookingID, MaxBookingIDLength}, {"invitee email", b.InviteeEmail, MaxEmailLength}} {
+		if !utf8.ValidString(f.value) || strings.IndexFunc(f.value, unicode.IsControl) >= 0 {
+			return fmt.Errorf("%w: the %s holds a control character or invalid UTF-8", ErrUnreadable, f.name)
+		}
+		if len(f.value) > f.max {
+			return fmt.Errorf("%w: the %s is over %d bytes", ErrUnreadable, f.name, f.max)
+		}
+	}
+	if d := b.StartsAt.Sub(now); d > StartsWithin || d < -StartsWithin {
+		return fmt.Errorf("%w: the start time %s is more than two years from now", ErrUnreadable, b.StartsAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
 
 // parseCalCom reads a BOOKING_CREATED webhook; nil for other triggers.
 func parseCalCom(body []byte) (*Booking, error) {

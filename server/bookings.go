@@ -5,10 +5,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/engine"
+	"github.com/leadline/leadline/workspace"
 )
 
 // maxBookingBody bounds a provider's webhook body.
@@ -33,6 +35,15 @@ func (s *Server) inboundBooking(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	b, err := s.bookings.Verify(ctx, provider, workspaceID, r.Header, body)
+	if err == nil {
+		// A suspended workspace records nothing, as its /v1 calls do; the
+		// signature is checked first, so that only the provider learns it.
+		var ws *workspace.Workspace
+		if ws, err = s.workspaces.WorkspaceByID(ctx, workspaceID); err == nil && ws.Suspended {
+			writeEnvelope(w, fromAPI(apikit.PlanSuspended()))
+			return
+		}
+	}
 	var leadID *string
 	fresh := false
 	if err == nil && b != nil {
@@ -51,7 +62,8 @@ func (s *Server) inboundBooking(w http.ResponseWriter, r *http.Request) {
 		writeEnvelope(w, fromAPI(apikit.Errorf(apikit.EUnauthorized, "Check that the provider's signing secret matches the one in the setup file.",
 			"The %s signature of the webhook does not match.", provider)))
 	case errors.Is(err, bookings.ErrUnreadable):
-		writeEnvelope(w, fromAPI(apikit.Invalid(err.Error()+".", "Subscribe the provider's webhook to new bookings (BOOKING_CREATED, invitee.created).")))
+		writeEnvelope(w, fromAPI(apikit.Invalid(strings.TrimPrefix(err.Error(), "bookings: ")+".",
+			"Subscribe the provider's webhook to new bookings (BOOKING_CREATED, invitee.created) and send its body as it is.")))
 	case err != nil:
 		s.logger.Error("bookings: inbound", "provider", provider, "error", err)
 		writeEnvelope(w, fromAPI(apikit.Errorf(apikit.EInternal, "Try again; the provider retries on its own.", "The booking could not be recorded.")))

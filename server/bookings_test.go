@@ -96,3 +96,43 @@ func TestInboundBookings(t *testing.T) {
 		assertEnvelope(t, e.call("POST", "/inbound/calendly/"+w.ID, "", cly), 401, "E_UNAUTHORIZED")
 	})
 }
+
+// TestInboundBookingsRefuseBadInputCleanly: a signed webhook whose values
+// no booking can hold answers 422 in the envelope, never 500 (which a
+// provider would retry forever), and a suspended workspace records nothing
+// (402), as its /v1 calls do.
+func TestInboundBookingsRefuseBadInputCleanly(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		ctx := context.Background()
+		spec := workspace.WorkspaceSpec{Name: "acme", Bookings: workspace.BookingsSpec{CalCom: "cal-secret"}}
+		_, err := e.ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{spec}})
+		is.NoErr(err)
+		w, _ := e.ws.ByName(ctx, "acme")
+		path := "/inbound/calcom/" + w.ID
+		for name, body := range map[string]string{
+			"NUL in uid":     `{"triggerEvent":"BOOKING_CREATED","payload":{"uid":"bk\u0000","startTime":"2026-11-05T14:00:00Z","attendees":[{"email":"a@b.test"}]}}`,
+			"far start":      `{"triggerEvent":"BOOKING_CREATED","payload":{"uid":"bk-9","startTime":"2999-01-01T00:00:00Z","attendees":[{"email":"a@b.test"}]}}`,
+			"not UTF-8":      "{\"triggerEvent\":\"BOOKING_CREATED\",\"payload\":{\"uid\":\"bk-\xff\",\"startTime\":\"2026-11-05T14:00:00Z\",\"attendees\":[{\"email\":\"a@b.test\"}]}}",
+			"CR LF in email": `{"triggerEvent":"BOOKING_CREATED","payload":{"uid":"bk-8","startTime":"2026-11-05T14:00:00Z","attendees":[{"email":"a@b.test\r\nBcc: x@evil.test"}]}}`,
+		} {
+			r := e.call("POST", path, "", body, "X-Cal-Signature-256", hexSig("cal-secret", body))
+			if r.Status != 422 {
+				t.Errorf("%s: %d %s", name, r.Status, r.Raw)
+			}
+		}
+		n, err := e.db.NewSelect().Table("inbound").Count(ctx)
+		is.NoErr(err)
+		is.Equal(int(n), 0) // nothing queued
+
+		suspended := true
+		spec.Suspended = &suspended
+		_, err = e.ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{spec}})
+		is.NoErr(err)
+		ok := `{"triggerEvent":"BOOKING_CREATED","payload":{"uid":"bk-1","startTime":"2026-11-05T14:00:00Z","attendees":[{"email":"a@b.test"}]}}`
+		assertEnvelope(t, e.call("POST", path, "", ok, "X-Cal-Signature-256", hexSig("cal-secret", ok)), 402, "E_PLAN_SUSPENDED")
+		n, err = e.db.NewSelect().Table("inbound").Count(ctx)
+		is.NoErr(err)
+		is.Equal(int(n), 0)
+	})
+}

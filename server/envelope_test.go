@@ -255,7 +255,7 @@ func TestOpenAPIDocumentsInbound(t *testing.T) {
 		e.openAPI(&doc)
 		op, ok := doc.Paths["/inbound/{provider}/{workspace_id}"]["post"]
 		is.True(ok)
-		is.Equal(len(op.Security), 0)
+		is.Equal(len(op.Security), 2) // the providers' signatures, not an API key
 		is.Equal(op.Parameters[0].Name, "provider")
 		is.Equal(op.Parameters[0].Schema.Enum, []string{"calcom", "calendly"})
 		for _, code := range []string{"200", "401", "404", "422", "500"} {

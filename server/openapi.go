@@ -115,6 +115,10 @@ type bookingReceived struct {
 // OpenAPI document.
 func (s *Server) documentInbound() {
 	reg := s.api.OpenAPI().Components.Schemas
+	s.api.OpenAPI().Components.SecuritySchemes["calcomSignature"] = &huma.SecurityScheme{Type: "apiKey", In: "header", Name: "X-Cal-Signature-256",
+		Description: "Cal.com's hex HMAC-SHA256 of the body under the workspace's Cal.com signing secret (the setup file's bookings:)."}
+	s.api.OpenAPI().Components.SecuritySchemes["calendlySignature"] = &huma.SecurityScheme{Type: "apiKey", In: "header", Name: "Calendly-Webhook-Signature",
+		Description: "Calendly's t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body> under the workspace's Calendly signing key, within 5 minutes of now."}
 	envelope := reg.Schema(reflect.TypeFor[ErrorBody](), true, "")
 	errorResponse := func(doc string) *huma.Response {
 		return &huma.Response{Description: doc, Content: map[string]*huma.MediaType{"application/json": {Schema: envelope}}}
@@ -124,7 +128,10 @@ func (s *Server) documentInbound() {
 		Tags: []string{"Bookings"}, Summary: "Receive a scheduling provider's webhook",
 		Description: "Point a Cal.com (`BOOKING_CREATED`) or Calendly (`invitee.created`) webhook here. No API key: the provider's " +
 			"signature over the body, checked with the workspace's signing secret for that provider (the setup file's `bookings:`), " +
-			"is the credential. A new booking whose invitee email matches a lead records the booking and emits `meeting.booked`.",
+			"is the credential (the security schemes `calcomSignature` and `calendlySignature`). A booking is queued in the request and recorded by a worker, " +
+			"once per provider booking id; one whose invitee email matches a lead emits `meeting.booked`. Invalid input answers 4xx, never 5xx, so that a " +
+			"provider does not retry it forever.",
+		Security: []map[string][]string{{"calcomSignature": {}}, {"calendlySignature": {}}},
 		Parameters: []*huma.Param{
 			{Name: "provider", In: "path", Required: true, Schema: &huma.Schema{Type: huma.TypeString, Enum: []any{"calcom", "calendly"}}},
 			{Name: "workspace_id", In: "path", Required: true, Schema: &huma.Schema{Type: huma.TypeString, Format: "uuid"}},
@@ -136,8 +143,9 @@ func (s *Server) documentInbound() {
 		Responses: map[string]*huma.Response{
 			"200": {Description: "Received.", Content: map[string]*huma.MediaType{"application/json": {Schema: reg.Schema(reflect.TypeFor[bookingReceived](), true, "")}}},
 			"401": errorResponse("E_UNAUTHORIZED: the signature does not match the workspace's secret (for Calendly, also a timestamp too far from now)."),
+			"402": errorResponse("E_PLAN_SUSPENDED: the workspace is suspended; nothing is recorded."),
 			"404": errorResponse("E_NOT_FOUND: an unknown provider, or a workspace with no signing secret for it."),
-			"422": errorResponse("E_PAYLOAD_INVALID: a body over 1 MiB, or one the provider's format does not read."),
+			"422": errorResponse("E_PAYLOAD_INVALID: a body over 1 MiB, one the provider's format does not read, or values no booking holds (control characters, ids over 512 bytes, a start more than two years from now)."),
 			"500": errorResponse("E_INTERNAL: the booking could not be recorded; the provider retries."),
 		},
 	})
