@@ -12,6 +12,32 @@ import (
 // such schema refuses them with 422 before any handler runs, on every
 // operation registered so far, and documents the form in the OpenAPI.
 func (s *Server) canonicalIDs() {
+	var roots []*huma.Schema
+	for _, sc := range s.api.OpenAPI().Components.Schemas.Map() {
+		roots = append(roots, sc)
+	}
+	for _, item := range s.api.OpenAPI().Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			for _, p := range op.Parameters {
+				roots = append(roots, p.Schema)
+			}
+		}
+	}
+	s.eachSchema(roots, func(sc *huma.Schema) {
+		if sc.Format == "uuid" && sc.Pattern == "" {
+			sc.Pattern = apikit.IDPattern
+			sc.PatternDescription = "an id: a lower-case uuid"
+			sc.PrecomputeMessages()
+		}
+	})
+}
+
+// eachSchema calls fn once on every schema reachable from roots: through
+// references, properties, items, additional properties and compositions.
+func (s *Server) eachSchema(roots []*huma.Schema, fn func(*huma.Schema)) {
 	seen := map[*huma.Schema]bool{}
 	var walk func(sc *huma.Schema)
 	walk = func(sc *huma.Schema) {
@@ -22,11 +48,7 @@ func (s *Server) canonicalIDs() {
 		if sc.Ref != "" {
 			walk(s.api.OpenAPI().Components.Schemas.SchemaFromRef(sc.Ref))
 		}
-		if sc.Format == "uuid" && sc.Pattern == "" {
-			sc.Pattern = apikit.IDPattern
-			sc.PatternDescription = "an id: a lower-case uuid"
-			sc.PrecomputeMessages()
-		}
+		fn(sc)
 		for _, p := range sc.Properties {
 			walk(p)
 		}
@@ -40,17 +62,28 @@ func (s *Server) canonicalIDs() {
 			}
 		}
 	}
-	for _, sc := range s.api.OpenAPI().Components.Schemas.Map() {
+	for _, sc := range roots {
 		walk(sc)
 	}
-	for _, item := range s.api.OpenAPI().Paths {
-		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
-			if op == nil {
-				continue
-			}
-			for _, p := range op.Parameters {
-				walk(p.Schema)
-			}
-		}
+}
+
+// bodyArraysNotNull makes every array in op's request body refuse null:
+// huma takes arrays as nullable by default, so a required list such as a
+// webhook's events would otherwise accept null and store a list of
+// nothing. A client that means no items sends [] or, where the field is
+// optional, leaves it out. (No request body schema is also a response's,
+// so the responses' documented arrays stay as they were.)
+func (s *Server) bodyArraysNotNull(op *huma.Operation) {
+	if op == nil || op.RequestBody == nil {
+		return
 	}
+	var roots []*huma.Schema
+	for _, mt := range op.RequestBody.Content {
+		roots = append(roots, mt.Schema)
+	}
+	s.eachSchema(roots, func(sc *huma.Schema) {
+		if sc.Type == huma.TypeArray {
+			sc.Nullable = false
+		}
+	})
 }

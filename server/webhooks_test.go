@@ -89,3 +89,19 @@ func TestWebhookEndpointsCarryingPrivateIPv4(t *testing.T) {
 		is.Equal(e.call("GET", "/v1/webhooks", "manager", nil).Body["total"], 0.0)
 	})
 }
+
+// TestWebhookEventsNull: "events": null is refused and names the field,
+// like an empty list; a webhook that could never fire is not made.
+func TestWebhookEventsNull(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		r := e.call("POST", "/v1/webhooks", "manager", `{"url": "https://127.0.0.1:9/hooks", "events": null}`)
+		assertEnvelope(t, r, 422, "E_PAYLOAD_INVALID")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "events"))
+		is.Equal(e.call("GET", "/v1/webhooks", "manager", nil).Body["total"], 0.0)
+		// The class: no list in a request body takes null.
+		r = e.call("POST", "/v1/enrollments/preview", "member", `{"sequence_id": "0193a000-0000-7000-8000-000000000000", "lead_ids": null}`)
+		assertEnvelope(t, r, 422, "E_PAYLOAD_INVALID")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "lead_ids"))
+	})
+}
