@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if tz == "" {
 		tz = "UTC"
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := apikit.LoadTimezone(tz)
 	if err != nil {
 		return nil, err
 	}
