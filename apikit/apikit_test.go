@@ -62,3 +62,19 @@ func TestIDsAndText(t *testing.T) {
 	is.True(!apikit.Storable(map[string]any{"k\x00": 1}))
 	is.True(!apikit.Storable([]any{"\xff"}))
 }
+
+func TestLoadTimezone(t *testing.T) {
+	is := is.New(t)
+	for _, ok := range []string{"UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "America/Port-au-Prince"} {
+		loc, err := apikit.LoadTimezone(ok)
+		is.NoErr(err)
+		is.Equal(loc.String(), ok)
+	}
+	for _, bad := range []string{"", "Local", "localtime", "posixrules", "Factory", "posix/Europe/Berlin", "right/UTC",
+		"/etc/localtime", "Europe/../UTC", "./UTC", "Europe//Berlin", "Europe/Berlin ", "Mars/Olympus", "europe\\berlin"} {
+		_, err := apikit.LoadTimezone(bad)
+		if err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -83,8 +83,8 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 		s.ClientID = &id
 	}
 	if spec.Timezone != "" {
-		if _, err := time.LoadLocation(spec.Timezone); err != nil {
-			return nil, bad("unknown timezone %q; use an IANA name such as Europe/Berlin.", spec.Timezone)
+		if _, err := apikit.LoadTimezone(spec.Timezone); err != nil {
+			return nil, bad("timezone: %s.", err)
 		}
 		s.Timezone = spec.Timezone
 	}

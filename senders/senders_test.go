@@ -178,6 +178,7 @@ func TestApplySenders(t *testing.T) {
 			"no channel":        {Name: "x"},
 			"unknown client":    {Name: "x", Channel: senders.LinkedIn, Client: "Nobody"},
 			"bad timezone":      {Name: "x", Channel: senders.LinkedIn, Timezone: "Mars/Olympus"},
+			"server's timezone": {Name: "x", Channel: senders.LinkedIn, Timezone: "Local"},
 			"other transport":   {Name: "x", Channel: senders.LinkedIn, Transport: "smtp"},
 			"bad status":        {Name: "x", Channel: senders.LinkedIn, Status: "off"},
 			"negative cost":     {Name: "x", Channel: senders.LinkedIn, MonthlyCost: -1},

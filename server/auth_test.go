@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +53,45 @@ func TestAuthentication(t *testing.T) {
 			}
 			assertEnvelope(t, e.call("GET", "/v1/me", secret, nil), 401, apikit.EUnauthorized)
 		})
+	})
+}
+
+// TestTwoCredentialsAreRefused: a request that carries more than one
+// credential is refused with 401 and a remedy, whichever keys they are,
+// on every route, and changes nothing; leadline does not pick one.
+func TestTwoCredentialsAreRefused(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		send := func(method, path string, header http.Header) *resp {
+			t.Helper()
+			req := httptest.NewRequest(method, path, strings.NewReader(`{"linkedin_id": "ACoA9"}`))
+			req.Header = header
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			e.handler.ServeHTTP(rec, req)
+			r := &resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
+			_ = json.Unmarshal(r.Raw, &r.Body)
+			return r
+		}
+		bearer := func(name string) string { return "Bearer " + e.keys[name] }
+		for name, h := range map[string]http.Header{
+			"two different keys":       {"Authorization": {bearer("member")}, "X-Api-Key": {e.keys["viewer"]}},
+			"the same key twice":       {"Authorization": {bearer("member")}, "X-Api-Key": {e.keys["member"]}},
+			"two bearer headers":       {"Authorization": {bearer("member"), bearer("viewer")}},
+			"two X-API-Key headers":    {"X-Api-Key": {e.keys["member"], e.keys["member"]}},
+			"an invalid and a valid":   {"Authorization": {"Bearer ll_nope"}, "X-Api-Key": {e.keys["member"]}},
+			"another scheme and a key": {"Authorization": {"Basic Zm9vOmJhcg=="}, "X-Api-Key": {e.keys["member"]}},
+		} {
+			for _, route := range [][2]string{{"POST", "/v1/leads"}, {"GET", "/v1/me"}, {"GET", "/v1/no-such-route"}} {
+				r := send(route[0], route[1], h.Clone())
+				assertEnvelope(t, r, 401, apikit.EUnauthorized)
+				if !strings.Contains(r.Body["error"].(map[string]any)["remedy"].(string), "one credential") {
+					t.Errorf("%s, %s %s: remedy %s", name, route[0], route[1], r.Raw)
+				}
+			}
+		}
+		r := e.call("GET", "/v1/leads", "member", nil)
+		is.Equal(r.Body["total"], 0.0) // no lead was created
 	})
 }
 

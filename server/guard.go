@@ -35,9 +35,11 @@ const maxBody = 2 << 20
 // headersKept are the response headers an idempotent replay repeats.
 var headersKept = []string{"Content-Type", "Location"}
 
-// guard runs before every operation: authentication, role, idempotent
-// replay, rate limit, then the operation itself, whose answer is stored for
-// replay when the call carried an Idempotency-Key.
+// guard runs before every operation: authentication, the rate count, role,
+// the request's form, idempotent replay, then the operation itself, whose
+// answer is stored for replay when the call carried an Idempotency-Key.
+// Every call made with a valid key counts against its budget and carries
+// the rate-limit headers, whatever its answer.
 func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 	op := ctx.Operation()
 	role, _ := op.Metadata[metaRole].(apikit.Role)
@@ -52,42 +54,83 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 	// (Postgres): the rate count below then says whether anything
 	// authentication reads has changed since, and if it has, the key is
 	// read again before the call goes on.
-	secret := apiKeyOf(ctx)
+	secret, err := apiKeyOf(ctx.EachHeader)
 	var p apikit.Principal
 	var version int64
 	var cached bool
-	var err error
-	if class == apikit.ClassRead {
+	if err == nil && class == apikit.ClassRead {
 		p, version, cached, err = s.workspaces.AuthenticateRead(ctx.Context(), secret)
-	} else {
+	} else if err == nil {
 		p, err = s.workspaces.Authenticate(ctx.Context(), secret)
 	}
 	// afresh reads the key again, for a remembered principal that may no
-	// longer hold, and checks its role.
+	// longer hold.
 	afresh := func() error {
 		s.workspaces.Forget(secret)
 		p, version, cached, err = s.workspaces.AuthenticateRead(ctx.Context(), secret)
-		if err != nil {
-			return err
-		}
-		return roleRefusal(role, p)
+		return err
 	}
+	// A remembered role that would refuse the call is read again first:
+	// the role may have been raised since.
 	if err == nil && cached && roleRefusal(role, p) != nil {
 		err = afresh()
 	}
-	if err == nil {
-		err = roleRefusal(role, p)
-	}
+	// Without a valid key there is no budget to count the call against:
+	// 401 and 402 cost nothing and carry no rate-limit headers.
 	if err != nil {
 		fail(err)
 		return
 	}
 
+	// admit applies a count's window to the call: a read authenticated
+	// from memory whose workspace's authentication changed since is
+	// authenticated afresh (and, refused after all, counts nothing); the
+	// rate headers are set; an over-limit call is refused, and so is a
+	// call the key's role does not allow, after it counted: every call
+	// with a valid key counts, refused or not, so that a key cannot make
+	// unlimited attempts at what it may not do.
+	admit := func(win rateWindow, ok bool) error {
+		if cached && win.AuthVersion != version {
+			keyID := p.KeyID
+			if err := afresh(); err != nil {
+				if ok {
+					if gerr := s.limiter.giveBack(ctx.Context(), keyID, win.Reset.Add(-time.Hour)); gerr != nil {
+						s.logger.Error("give back a refused read's count", "err", gerr)
+					}
+				}
+				return err
+			}
+		}
+		if err := s.applyWindow(ctx.SetHeader, win, ok); err != nil {
+			return err
+		}
+		return roleRefusal(role, p)
+	}
+
 	u := ctx.URL()
-	if !apikit.Storable(map[string]any{"": queryValues(u.Query())}) {
+	storableQuery := apikit.Storable(map[string]any{"": queryValues(u.Query())})
+	if rides, _ := op.Metadata[metaRides].(bool); rides && cached && storableQuery && s.limiter.local == nil {
+		s.ride(ctx, next, p, version, admit, func() apikit.Principal { return p })
+		return
+	}
+	wsOfCached := ""
+	if cached {
+		wsOfCached = p.WorkspaceID
+	}
+	win, ok, err := s.limiter.takeFor(ctx.Context(), p.KeyID, wsOfCached, class)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if err := admit(win, ok); err != nil {
+		fail(err)
+		return
+	}
+	if !storableQuery {
 		fail(unstorable())
 		return
 	}
+
 	idemKey := ""
 	var body []byte
 	var fp string
@@ -126,51 +169,6 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 			s.answerFromRecord(ctx, rec, fp)
 			return
 		}
-	}
-
-	// admit applies a count's window to the call: a read authenticated
-	// from memory whose workspace's authentication changed since is
-	// authenticated afresh (and, refused after all, counts nothing); the
-	// rate headers are set; an over-limit call is refused.
-	admit := func(win rateWindow, ok bool) error {
-		if cached && win.AuthVersion != version {
-			keyID := p.KeyID
-			if err := afresh(); err != nil {
-				if ok {
-					if gerr := s.limiter.giveBack(ctx.Context(), keyID, win.Reset.Add(-time.Hour)); gerr != nil {
-						s.logger.Error("give back a refused read's count", "err", gerr)
-					}
-				}
-				return err
-			}
-		}
-		ctx.SetHeader("X-RateLimit-Limit", strconv.Itoa(win.Limit))
-		ctx.SetHeader("X-RateLimit-Remaining", strconv.Itoa(win.Remaining))
-		ctx.SetHeader("X-RateLimit-Reset", strconv.FormatInt(win.Reset.Unix(), 10))
-		if !ok {
-			wait := win.Reset.Sub(s.clock.Now()).Seconds()
-			ctx.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
-			return apikit.RateLimited(win.Class, win.Limit)
-		}
-		return nil
-	}
-
-	if rides, _ := op.Metadata[metaRides].(bool); rides && cached && s.limiter.local == nil {
-		s.ride(ctx, next, p, version, admit, func() apikit.Principal { return p })
-		return
-	}
-	wsOfCached := ""
-	if cached {
-		wsOfCached = p.WorkspaceID
-	}
-	win, ok, err := s.limiter.takeFor(ctx.Context(), p.KeyID, wsOfCached, class)
-	if err != nil {
-		fail(err)
-		return
-	}
-	if err := admit(win, ok); err != nil {
-		fail(err)
-		return
 	}
 
 	hctx := huma.WithContext(ctx, apikit.WithPrincipal(ctx.Context(), p))
@@ -238,6 +236,21 @@ func roleRefusal(role apikit.Role, p apikit.Principal) error {
 	}
 	return apikit.Forbidden(fmt.Sprintf("This call needs the %s role; this key acts as %s.", role, p.Role),
 		fmt.Sprintf("Use a key with the %s role or higher, created by a member who still holds that role.", role))
+}
+
+// applyWindow sets the rate-limit headers of a call's window through set
+// and, when the budget refused the call, Retry-After; it returns the
+// refusal.
+func (s *Server) applyWindow(set func(name, value string), win rateWindow, ok bool) error {
+	set("X-RateLimit-Limit", strconv.Itoa(win.Limit))
+	set("X-RateLimit-Remaining", strconv.Itoa(win.Remaining))
+	set("X-RateLimit-Reset", strconv.FormatInt(win.Reset.Unix(), 10))
+	if ok {
+		return nil
+	}
+	wait := win.Reset.Sub(s.clock.Now()).Seconds()
+	set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
+	return apikit.RateLimited(win.Class, win.Limit)
 }
 
 // answerFromRecord answers a call whose Idempotency-Key is already known.
@@ -323,16 +336,49 @@ func unstorable() *apikit.Error {
 		"Remove NUL characters (\\u0000) and send UTF-8 text.")
 }
 
-// apiKeyOf reads the key from Authorization: Bearer or X-API-Key.
-func apiKeyOf(ctx huma.Context) string {
-	if a := ctx.Header("Authorization"); a != "" {
-		scheme, key, ok := strings.Cut(a, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
-			return strings.TrimSpace(key)
+// apiKeyOf reads the key from Authorization: Bearer or X-API-Key, through
+// each, which calls its function on every header of the request. A
+// request that carries more than one credential (both headers, or one of
+// them twice) is refused rather than resolved to one of them: a client
+// that sends two keys does not know which one acts, and the server should
+// not guess.
+func apiKeyOf(each func(func(name, value string))) (string, error) {
+	var auth, apiKey []string
+	each(func(name, value string) {
+		switch {
+		case strings.EqualFold(name, "Authorization"):
+			auth = append(auth, value)
+		case strings.EqualFold(name, "X-API-Key"):
+			apiKey = append(apiKey, value)
 		}
-		return ""
+	})
+	switch {
+	case len(auth)+len(apiKey) > 1:
+		return "", apikit.Errorf(apikit.EUnauthorized,
+			"Send one credential: either 'Authorization: Bearer <key>' or 'X-API-Key: <key>', once.",
+			"The request carries more than one credential (%d Authorization and %d X-API-Key headers); leadline does not choose between them.",
+			len(auth), len(apiKey))
+	case len(auth) == 1:
+		scheme, key, ok := strings.Cut(auth[0], " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(key), nil
+		}
+		return "", nil
+	case len(apiKey) == 1:
+		return strings.TrimSpace(apiKey[0]), nil
 	}
-	return strings.TrimSpace(ctx.Header("X-API-Key"))
+	return "", nil
+}
+
+// eachHeader is apiKeyOf's view of a request's headers outside huma.
+func eachHeader(h http.Header) func(func(name, value string)) {
+	return func(fn func(name, value string)) {
+		for name, values := range h {
+			for _, v := range values {
+				fn(name, v)
+			}
+		}
+	}
 }
 
 // humaContext lets recorder embed huma.Context under a name that does not

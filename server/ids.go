@@ -26,16 +26,21 @@ var registryEnums = map[string]func() []string{
 //     actions, the step types) gets the registry's values, so that the
 //     enums are declared once, in senders.Specs and sequences.Steps.
 func (s *Server) finishSchemas() {
-	seen := map[*huma.Schema]bool{}
-	var walk func(sc *huma.Schema)
-	walk = func(sc *huma.Schema) {
-		if sc == nil || seen[sc] {
-			return
+	var roots []*huma.Schema
+	for _, sc := range s.api.OpenAPI().Components.Schemas.Map() {
+		roots = append(roots, sc)
+	}
+	for _, item := range s.api.OpenAPI().Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			for _, p := range op.Parameters {
+				roots = append(roots, p.Schema)
+			}
 		}
-		seen[sc] = true
-		if sc.Ref != "" {
-			walk(s.api.OpenAPI().Components.Schemas.SchemaFromRef(sc.Ref))
-		}
+	}
+	s.eachSchema(roots, func(sc *huma.Schema) {
 		if sc.Format == "uuid" && sc.Pattern == "" {
 			sc.Pattern = apikit.IDPattern
 			sc.PatternDescription = "an id: a lower-case uuid"
@@ -50,6 +55,23 @@ func (s *Server) finishSchemas() {
 				sc.PrecomputeMessages()
 			}
 		}
+	})
+}
+
+// eachSchema calls fn once on every schema reachable from roots: through
+// references, properties, items, additional properties and compositions.
+func (s *Server) eachSchema(roots []*huma.Schema, fn func(*huma.Schema)) {
+	seen := map[*huma.Schema]bool{}
+	var walk func(sc *huma.Schema)
+	walk = func(sc *huma.Schema) {
+		if sc == nil || seen[sc] {
+			return
+		}
+		seen[sc] = true
+		if sc.Ref != "" {
+			walk(s.api.OpenAPI().Components.Schemas.SchemaFromRef(sc.Ref))
+		}
+		fn(sc)
 		for _, p := range sc.Properties {
 			walk(p)
 		}
@@ -63,17 +85,28 @@ func (s *Server) finishSchemas() {
 			}
 		}
 	}
-	for _, sc := range s.api.OpenAPI().Components.Schemas.Map() {
+	for _, sc := range roots {
 		walk(sc)
 	}
-	for _, item := range s.api.OpenAPI().Paths {
-		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
-			if op == nil {
-				continue
-			}
-			for _, p := range op.Parameters {
-				walk(p.Schema)
-			}
-		}
+}
+
+// bodyArraysNotNull makes every array in op's request body refuse null:
+// huma takes arrays as nullable by default, so a required list such as a
+// webhook's events would otherwise accept null and store a list of
+// nothing. A client that means no items sends [] or, where the field is
+// optional, leaves it out. (No request body schema is also a response's,
+// so the responses' documented arrays stay as they were.)
+func (s *Server) bodyArraysNotNull(op *huma.Operation) {
+	if op == nil || op.RequestBody == nil {
+		return
 	}
+	var roots []*huma.Schema
+	for _, mt := range op.RequestBody.Content {
+		roots = append(roots, mt.Schema)
+	}
+	s.eachSchema(roots, func(sc *huma.Schema) {
+		if sc.Type == huma.TypeArray {
+			sc.Nullable = false
+		}
+	})
 }

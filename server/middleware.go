@@ -76,15 +76,19 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 // withEnvelopeFallback answers unknown routes and wrong methods in the
 // error envelope instead of ServeMux's plain text. A wrong method is a 404
 // E_NOT_FOUND (the spec's statuses have no 405) that names the allowed
-// methods in its remedy and in the Allow header.
+// methods in its remedy and in the Allow header. Such a request made with
+// a valid key counts against its budget, as every call does (see
+// countUnrouted).
 func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// ServeMux redirects a path that is not clean (/v1//leads,
 		// /v1/leads/../me) to its cleaned form. leadline names each
 		// resource by one path, so such a path is not found.
 		if p := r.URL.Path; p == "" || cleanPath(p) != p {
-			writeNotFound(w, fmt.Sprintf("Route %s %s", r.Method, r.URL.EscapedPath()),
-				"Send the path without empty segments, . or ..; /v1/docs lists every operation.")
+			if s.countUnrouted(w, r) {
+				writeNotFound(w, fmt.Sprintf("Route %s %s", r.Method, r.URL.EscapedPath()),
+					"Send the path without empty segments, . or ..; /v1/docs lists every operation.")
+			}
 			return
 		}
 		if name, ok := strings.CutPrefix(r.URL.Path, s.schemasPath+"/"); ok && r.Method == http.MethodGet && !s.hasSchema(name) {
@@ -94,6 +98,9 @@ func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 		}
 		if _, pattern := mux.Handler(r); pattern != "" {
 			mux.ServeHTTP(w, r)
+			return
+		}
+		if !s.countUnrouted(w, r) {
 			return
 		}
 		// Let the mux decide between 404 and 405 (and its Allow header),
@@ -110,6 +117,39 @@ func (s *Server) withEnvelopeFallback(mux *http.ServeMux) http.Handler {
 		writeNotFound(w, fmt.Sprintf("Route %s %s", r.Method, r.URL.Path),
 			"Check the path: every operation starts with /v1; /v1/docs lists them all.")
 	})
+}
+
+// countUnrouted counts a request that matches no operation against the
+// budget of the key it carries, as the guard counts every operation's
+// calls: a read for GET and HEAD, a write otherwise. It sets the rate-limit
+// headers, and reports whether the caller should go on to answer 404; when
+// not, it has answered itself: two credentials (401) or a spent budget
+// (429). A request without a valid key counts nothing and gets its 404.
+func (s *Server) countUnrouted(w http.ResponseWriter, r *http.Request) bool {
+	secret, err := apiKeyOf(eachHeader(r.Header))
+	if err == nil && secret == "" {
+		return true
+	}
+	if err == nil {
+		p, aerr := s.workspaces.Authenticate(r.Context(), secret)
+		if aerr != nil {
+			return true
+		}
+		class := apikit.ClassWrite
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			class = apikit.ClassRead
+		}
+		var win rateWindow
+		var ok bool
+		if win, ok, err = s.limiter.take(r.Context(), p.KeyID, class); err == nil {
+			err = s.applyWindow(w.Header().Set, win, ok)
+		}
+	}
+	if err != nil {
+		writeEnvelope(w, s.toStatusError(err).(*ErrorBody))
+		return false
+	}
+	return true
 }
 
 // cleanPath is p as ServeMux would clean it: path.Clean, keeping a

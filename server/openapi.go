@@ -45,7 +45,8 @@ func intHeader(doc string) *huma.Param {
 	return &huma.Param{Description: doc, Schema: &huma.Schema{Type: huma.TypeInteger}}
 }
 
-// rateLimitHeaders are on every answer that counted against a budget.
+// rateLimitHeaders are on every answer to a call made with a valid key:
+// every such call counts against a budget, whatever its answer.
 var rateLimitHeaders = map[string]*huma.Param{
 	"X-RateLimit-Limit":     intHeader("Calls per hour this key may make in the call's rate class."),
 	"X-RateLimit-Remaining": intHeader("Calls left in the current window of that class."),
@@ -66,8 +67,9 @@ func ptrInt(n int) *int { return &n }
 
 // documentHeaders adds the headers that guard reads and writes to a
 // registered operation: Idempotency-Key on writes, the rate-limit headers
-// on its answers, Retry-After on 429 and Idempotent-Replayed on the
-// success answers of writes.
+// on its answers but 401, 402 (no valid key, no budget) and 500,
+// Retry-After on 429 and Idempotent-Replayed on the success answers of
+// writes.
 func (s *Server) documentHeaders(method, path string, class apikit.RateClass) {
 	op := s.operation(method, path)
 	if class != apikit.ClassRead {
@@ -90,8 +92,10 @@ func (s *Server) documentHeaders(method, path string, class apikit.RateClass) {
 		case code == "429":
 			maps.Copy(headers, rateLimitHeaders)
 			headers["Retry-After"] = intHeader("Seconds until the hourly window resets.")
-		default:
+		case code == "401" || code == "402" || code == "500":
 			continue
+		default:
+			maps.Copy(headers, rateLimitHeaders)
 		}
 		copied := *r
 		copied.Headers = headers

@@ -43,4 +43,5 @@ func register[I, O any](s *Server, op huma.Operation, role apikit.Role, class ap
 		return out, nil
 	})
 	s.documentHeaders(op.Method, op.Path, class)
+	s.bodyArraysNotNull(s.operation(op.Method, op.Path))
 }

@@ -42,31 +42,68 @@ func TestRateLimitHeadersAndReset(t *testing.T) {
 	})
 }
 
-// TestRefusedReadsCountNothing: a read refused before it runs (a key of
-// too low a role, an unstorable query, an invalid key) costs the key no
-// budget.
-func TestRefusedReadsCountNothing(t *testing.T) {
+// TestRefusedCallsCount: every answer to a call made with a valid key
+// carries the rate-limit headers, and the call counts against the key's
+// budget whatever the answer (403, 404 of a route or of a resource, the
+// 404 of a wrong method, 409, 422): a key cannot make unlimited attempts
+// at what it may not do. A call without a valid key (401) counts against
+// no key and carries no such headers.
+func TestRefusedCallsCount(t *testing.T) {
 	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
-		for range 3 {
-			assertEnvelope(t, e.call("GET", "/v1/webhooks/event-kinds", "viewer", nil), 403, apikit.EForbidden)
-			assertEnvelope(t, e.call("GET", "/v1/leads?q=%00", "viewer", nil), 422, apikit.EPayloadInvalid)
+		counted := func(r *resp, status int, code, limit, remaining string) {
+			t.Helper()
+			if code != "" {
+				assertEnvelope(t, r, status, code)
+			} else if r.Status != status {
+				t.Fatalf("want %d, got %d %s", status, r.Status, r.Raw)
+			}
+			if r.Header.Get("X-RateLimit-Limit") != limit || r.Header.Get("X-RateLimit-Remaining") != remaining ||
+				r.Header.Get("X-RateLimit-Reset") != strconv.FormatInt(t0.Truncate(time.Hour).Add(time.Hour).Unix(), 10) {
+				t.Fatalf("%d %s: rate-limit headers %q %q %q, want %s %s", r.Status, code, r.Header.Get("X-RateLimit-Limit"),
+					r.Header.Get("X-RateLimit-Remaining"), r.Header.Get("X-RateLimit-Reset"), limit, remaining)
+			}
 		}
-		for i := 1; i <= 5; i++ {
-			r := e.call("GET", "/v1/me", "viewer", nil)
-			is.Equal(r.Status, 200)
-			is.Equal(r.Header.Get("X-RateLimit-Remaining"), strconv.Itoa(5-i))
-		}
+		// Reads of a client_viewer: 5 an hour.
+		counted(e.call("GET", "/v1/webhooks/event-kinds", "viewer", nil), 403, apikit.EForbidden, "5", "4")
+		counted(e.call("GET", "/v1/leads?q=%00", "viewer", nil), 422, apikit.EPayloadInvalid, "5", "3")
+		counted(e.call("GET", "/v1/leads?colour=red", "viewer", nil), 422, apikit.EPayloadInvalid, "5", "2")
+		counted(e.call("GET", "/v1/no-such-route", "viewer", nil), 404, apikit.ENotFound, "5", "1")
+		counted(e.call("GET", "/v1/leads/0193a000-0000-7000-8000-000000000000", "viewer", nil), 404, apikit.ENotFound, "5", "0")
 		r := e.call("GET", "/v1/me", "viewer", nil)
-		assertEnvelope(t, r, 429, apikit.ERateLimited)
-		is.Equal(r.Header.Get("X-RateLimit-Limit"), "5")
-		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "0")
-		assertEnvelope(t, e.call("GET", "/v1/webhooks/event-kinds", "viewer", nil), 403, apikit.EForbidden) // the role first
-		// The manager's own budget is whole: the viewer's refusals and
-		// calls were not counted against it.
-		r = e.call("GET", "/v1/webhooks/event-kinds", "manager", nil)
-		is.Equal(r.Status, 200)
-		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "4")
+		counted(r, 429, apikit.ERateLimited, "5", "0")
+		is.True(r.Header.Get("Retry-After") != "")
+		counted(e.call("GET", "/v1/webhooks/event-kinds", "viewer", nil), 429, apikit.ERateLimited, "5", "0") // the budget first
+
+		// Writes a client_viewer may not make still spend its write budget
+		// (4 an hour), then stop at 429.
+		counted(e.call("POST", "/v1/leads", "viewer", map[string]any{"linkedin_id": "ACoA1"}), 403, apikit.EForbidden, "4", "3")
+		counted(e.call("DELETE", "/v1/me", "viewer", nil), 404, apikit.ENotFound, "4", "2")   // a wrong method
+		counted(e.call("POST", "/v1//leads", "viewer", nil), 404, apikit.ENotFound, "4", "1") // a path that is not clean
+		counted(e.call("POST", "/v1/leads", "viewer", map[string]any{"linkedin_id": "ACoA1"}), 403, apikit.EForbidden, "4", "0")
+		counted(e.call("POST", "/v1/leads", "viewer", map[string]any{"linkedin_id": "ACoA1"}), 429, apikit.ERateLimited, "4", "0")
+		counted(e.call("POST", "/v1/no-such-route", "viewer", nil), 429, apikit.ERateLimited, "4", "0")
+
+		// A member's 409 and 422 answers count as writes.
+		body := map[string]any{"linkedin_id": "ACoA2"}
+		counted(e.call("POST", "/v1/leads", "member", body, "Idempotency-Key", "k1"), 201, "", "4", "3")
+		counted(e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "ACoA3"}, "Idempotency-Key", "k1"), 409, apikit.EIdempotencyMismatch, "4", "2")
+		counted(e.call("POST", "/v1/leads", "member", body, "Idempotency-Key", "\x01"), 422, apikit.EPayloadInvalid, "4", "1")
+		counted(e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": 7}), 422, apikit.EPayloadInvalid, "4", "0")
+
+		// Without a valid key nothing is counted, and no budget is shown.
+		for _, r := range []*resp{
+			e.call("GET", "/v1/me", "ll_not-a-key", nil),
+			e.call("GET", "/v1/me", "", nil),
+			e.call("GET", "/v1/me", "manager", nil, "X-API-Key", e.keys["viewer"]), // two credentials
+		} {
+			assertEnvelope(t, r, 401, apikit.EUnauthorized)
+			is.Equal(r.Header.Get("X-RateLimit-Remaining"), "")
+		}
+		r = e.call("GET", "/v1/no-such-route", "ll_not-a-key", nil)
+		assertEnvelope(t, r, 404, apikit.ENotFound)
+		is.Equal(r.Header.Get("X-RateLimit-Remaining"), "")
+		counted(e.call("GET", "/v1/me", "manager", nil), 200, "", "5", "4") // the manager's budget is whole
 	})
 }
 

@@ -146,15 +146,15 @@ func TestReplicasSeeKeyChangesAtOnce(t *testing.T) {
 			is.Equal(get(boss, "/v1/webhooks"), 200)
 			apply(func(w *workspace.WorkspaceSpec) { w.Members[1].Role = apikit.RoleMember })
 			is.Equal(get(boss, "/v1/webhooks"), 403)
-			is.Equal(counted(bossID), 1)
+			is.Equal(counted(bossID), 2) // a valid key's refused call counts
 			apply(func(w *workspace.WorkspaceSpec) {})
 			is.Equal(get(boss, "/v1/webhooks"), 200)
-			is.Equal(counted(bossID), 2)
+			is.Equal(counted(bossID), 3)
 
 			// A member who leaves.
 			apply(func(w *workspace.WorkspaceSpec) { w.Members[1].Active = ptr(false) })
 			is.Equal(get(boss, "/v1/leads"), 401)
-			is.Equal(counted(bossID), 2)
+			is.Equal(counted(bossID), 3) // a key no longer valid counts nothing
 
 			// A suspended workspace.
 			ownerID, owner := key("owner@acme.test", apikit.RoleManager)

@@ -72,3 +72,36 @@ func TestWebhookRoutes(t *testing.T) {
 		is.Equal(len(e.call("GET", "/v1/webhooks/deliveries?webhook_id="+id, "manager", nil).Body["data"].([]any)), 2)
 	})
 }
+
+// TestWebhookEndpointsCarryingPrivateIPv4: an endpoint whose IPv6 address
+// carries a private or loopback IPv4 address is refused when saved, even
+// where loopback itself is allowed (as it is in tests), and nothing is
+// stored.
+func TestWebhookEndpointsCarryingPrivateIPv4(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		for _, host := range []string{"[::127.0.0.1]", "[::7f00:1]", "[::ffff:10.0.0.1]", "[::ffff:0:7f00:1]", "[2002:7f00:1::]",
+			"[64:ff9b::a00:1]", "[64:ff9b:1::7f00:1]", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[fd00:ec2::254]"} {
+			r := e.call("POST", "/v1/webhooks", "manager", map[string]any{"url": "https://" + host + "/hooks", "events": []string{"*"}})
+			assertEnvelope(t, r, 422, "E_PAYLOAD_INVALID")
+			is.True(strings.HasPrefix(r.Body["error"].(map[string]any)["message"].(string), "url: "))
+		}
+		is.Equal(e.call("GET", "/v1/webhooks", "manager", nil).Body["total"], 0.0)
+	})
+}
+
+// TestWebhookEventsNull: "events": null is refused and names the field,
+// like an empty list; a webhook that could never fire is not made.
+func TestWebhookEventsNull(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		r := e.call("POST", "/v1/webhooks", "manager", `{"url": "https://127.0.0.1:9/hooks", "events": null}`)
+		assertEnvelope(t, r, 422, "E_PAYLOAD_INVALID")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "events"))
+		is.Equal(e.call("GET", "/v1/webhooks", "manager", nil).Body["total"], 0.0)
+		// The class: no list in a request body takes null.
+		r = e.call("POST", "/v1/enrollments/preview", "member", `{"sequence_id": "0193a000-0000-7000-8000-000000000000", "lead_ids": null}`)
+		assertEnvelope(t, r, 422, "E_PAYLOAD_INVALID")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "lead_ids"))
+	})
+}

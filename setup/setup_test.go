@@ -88,3 +88,37 @@ func TestApplySequences(t *testing.T) {
 		is.True(err != nil && strings.Contains(err.Error(), "delay"))
 	})
 }
+
+// TestApplyRefusesMachineTimezones: a workspace's or a sender's timezone
+// is an IANA name, never one whose meaning depends on the server (Local,
+// localtime, the posix/ and right/ copies); apply refuses it and changes
+// nothing.
+func TestApplyRefusesMachineTimezones(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		apply := func(text string) error {
+			f, err := setup.Decode(strings.NewReader(text))
+			if err != nil {
+				return err
+			}
+			_, err = setup.Apply(ctx, d, clock, f)
+			return err
+		}
+		for _, tz := range []string{"Local", "localtime", "posixrules", "posix/Europe/Berlin", "right/UTC", "/etc/localtime", "Europe/../UTC", "Mars/Olympus"} {
+			err := apply(strings.Replace(file, "timezone: Europe/Berlin", "timezone: "+tz, 1))
+			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), "timezone") {
+				t.Errorf("workspace timezone %q: %v", tz, err)
+			}
+			err = apply(strings.Replace(file, "{name: anna, channel: linkedin, client: Globex}", "{name: anna, channel: linkedin, client: Globex, timezone: "+tz+"}", 1))
+			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), "timezone") {
+				t.Errorf("sender timezone %q: %v", tz, err)
+			}
+		}
+		n, err := d.NewSelect().Table("workspaces").Count(ctx)
+		is.NoErr(err)
+		is.Equal(n, int64(0)) // nothing was applied
+		is.NoErr(apply(strings.Replace(file, "timezone: Europe/Berlin", "timezone: America/Argentina/Buenos_Aires", 1)))
+	})
+}

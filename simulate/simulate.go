@@ -104,7 +104,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if tz == "" {
 		tz = "UTC"
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := apikit.LoadTimezone(tz)
 	if err != nil {
 		return nil, err
 	}

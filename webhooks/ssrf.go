@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -19,7 +20,7 @@ type Resolver interface {
 }
 
 // Guard decides which endpoints deliveries may reach. The zero Guard uses
-// the system resolver and refuses every address that is not public.
+// the system resolver and refuses every address Dialable refuses.
 type Guard struct {
 	Resolver Resolver
 	// Allow are addresses allowed although not public: only tests and
@@ -28,45 +29,19 @@ type Guard struct {
 }
 
 // ErrForbiddenAddress is a target that resolves to an address deliveries
-// may not reach.
+// may not reach. Every refusal of an address wraps it.
 var ErrForbiddenAddress = errors.New("webhooks: the endpoint resolves to an address that is not public")
 
-// blocked are the ranges no delivery reaches besides what netip's own
-// predicates cover: "this network", carrier-grade NAT, benchmarking,
-// documentation, reserved, and the cloud metadata addresses.
-var blocked = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("169.254.169.254/32"),
-	netip.MustParsePrefix("fd00:ec2::254/128"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("2001:db8::/32"),
-}
-
-// Public reports whether a delivery may reach addr.
-func (g Guard) Public(addr netip.Addr) bool {
-	addr = addr.Unmap()
+// permit decides whether a delivery may reach addr: an address in one of
+// g.Allow's prefixes may, whatever it is; any other must be Dialable.
+func (g Guard) permit(addr netip.Addr) error {
+	a := addr.Unmap()
 	for _, p := range g.Allow {
-		if p.Contains(addr) {
-			return true
+		if p.Contains(a) {
+			return nil
 		}
 	}
-	if !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() {
-		return false
-	}
-	for _, p := range blocked {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
+	return Dialable(addr)
 }
 
 func (g Guard) resolver() Resolver {
@@ -76,11 +51,15 @@ func (g Guard) resolver() Resolver {
 	return net.DefaultResolver
 }
 
-// resolve returns the host's addresses, all of them public, or an error.
+// resolve returns the host's addresses, all of them permitted, or an
+// error. A literal address is refused with the range it is in; a name that
+// resolves to a refused address is refused without saying which, so that
+// the answer does not tell a client what names mean inside the server's
+// network.
 func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		if !g.Public(a) {
-			return nil, ErrForbiddenAddress
+		if err := g.permit(a); err != nil {
+			return nil, err
 		}
 		return []netip.Addr{a}, nil
 	}
@@ -92,7 +71,7 @@ func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 		return nil, fmt.Errorf("webhooks: %s has no address", host)
 	}
 	for _, a := range addrs {
-		if !g.Public(a) {
+		if g.permit(a) != nil {
 			return nil, ErrForbiddenAddress
 		}
 	}
@@ -101,7 +80,7 @@ func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 
 // CheckURL checks an endpoint when it is saved: https, a host name or a
 // plain IP address (no decimal, octal or hex forms), no credentials, and
-// every address it resolves to public.
+// every address it resolves to dialable (see Dialable).
 func (g Guard) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -146,9 +125,11 @@ func numericHost(h string) bool {
 }
 
 // DialContext resolves addr's host, refuses it unless every address is
-// public, and dials the address it checked: a DNS answer that changes
+// permitted, and dials the address it checked: a DNS answer that changes
 // between the check and the dial (rebinding) cannot reach a private
-// address.
+// address. The dialer checks again, with the same rule, the address the
+// socket is about to connect to, so that no path to a connection skips
+// the check.
 func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -158,7 +139,7 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
-	var d net.Dialer
+	d := net.Dialer{Control: g.control}
 	var last error
 	for _, a := range addrs {
 		c, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
@@ -168,6 +149,16 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 		last = err
 	}
 	return nil, last
+}
+
+// control refuses a connection to an address that is not permitted, just
+// before the socket connects.
+func (g Guard) control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %q is not an address", ErrForbiddenAddress, address)
+	}
+	return g.permit(ap.Addr())
 }
 
 // Client returns the HTTP client deliveries use: the guarded dialer, no

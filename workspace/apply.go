@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
@@ -63,8 +62,8 @@ func (ws *WorkspaceSpec) validate() error {
 		return apikit.Invalid("A workspace has no name.", "Give every workspace a name.")
 	}
 	if ws.Timezone != "" {
-		if _, err := time.LoadLocation(ws.Timezone); err != nil {
-			return apikit.Invalid(fmt.Sprintf("Workspace %q: unknown timezone %q.", ws.Name, ws.Timezone),
+		if _, err := apikit.LoadTimezone(ws.Timezone); err != nil {
+			return apikit.Invalid(fmt.Sprintf("Workspace %q: timezone: %s.", ws.Name, err),
 				"Use an IANA timezone name such as Europe/Berlin or America/New_York.")
 		}
 	}
