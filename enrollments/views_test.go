@@ -14,6 +14,28 @@ import (
 	"github.com/leadline/leadline/internal/dbtest"
 )
 
+// why returns why-not-sending for the sequence named seq, with its reasons
+// by code. Every reason has a message and a remedy, and an until only
+// ahead of now.
+func (e *engine) why(seq string) (*enrollments.WhyNotSending, map[string]enrollments.StallReason) {
+	e.t.Helper()
+	w, err := e.svc.WhyNotSending(context.Background(), e.p, e.ids[seq])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m := map[string]enrollments.StallReason{}
+	for _, r := range w.Reasons {
+		m[r.Code] = r
+		if r.Message == "" || r.Remedy == "" {
+			e.t.Fatalf("%s: %s has no message or remedy", seq, r.Code)
+		}
+		if r.Until != nil && !r.Until.After(e.clock.Now()) {
+			e.t.Fatalf("%s: %s until %s, which is not ahead of %s", seq, r.Code, r.Until, e.clock.Now())
+		}
+	}
+	return w, m
+}
+
 // TestWhyNotSendingNeverWaitsForThePast: a wait's time is reported only
 // while it is ahead. Enrollments of a draft sequence wait for its
 // activation, not for the working hours their commit once found; and on an
@@ -21,21 +43,8 @@ import (
 func TestWhyNotSendingNeverWaitsForThePast(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		ctx := context.Background()
 		e := newEngine(t, d, "")
-		why := func(seq string) (*enrollments.WhyNotSending, map[string]enrollments.StallReason) {
-			t.Helper()
-			w, err := e.svc.WhyNotSending(ctx, e.p, e.ids[seq])
-			is.NoErr(err)
-			m := map[string]enrollments.StallReason{}
-			for _, r := range w.Reasons {
-				m[r.Code] = r
-				if r.Until != nil && !r.Until.After(e.clock.Now()) {
-					t.Fatalf("%s: %s until %s, which is not ahead of %s", seq, r.Code, r.Until, e.clock.Now())
-				}
-			}
-			return w, m
-		}
+		why := e.why
 		var ids []string
 		for i := range 3 {
 			ids = append(ids, e.lead(fmt.Sprintf("Draft %d", i), nil))
