@@ -138,3 +138,14 @@ func Internal() *Error {
 	return &Error{Code: EInternal, Message: "An unexpected error occurred; nothing was changed.",
 		Remedy: "Retry the request; if it keeps failing, report the X-Request-Id of the response."}
 }
+
+// Prefixed returns err with prefix put before the message of the *Error in
+// its chain (a setup file's errors name the workspace, sender or sequence
+// they are about); any other error is returned as it is.
+func Prefixed(prefix string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{Code: e.Code, Message: prefix + e.Message, Remedy: e.Remedy}
+	}
+	return err
+}

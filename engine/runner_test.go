@@ -456,17 +456,7 @@ func TestWhyNotSending(t *testing.T) {
 		is := is.New(t)
 		ctx := context.Background()
 		e := newEngine(t, d, "")
-		why := func(seq string) (*enrollments.WhyNotSending, map[string]enrollments.StallReason) {
-			t.Helper()
-			w, err := e.svc.WhyNotSending(ctx, e.p, e.ids[seq])
-			is.NoErr(err)
-			m := map[string]enrollments.StallReason{}
-			for _, r := range w.Reasons {
-				m[r.Code] = r
-				is.True(r.Message != "" && r.Remedy != "")
-			}
-			return w, m
-		}
+		why := e.why
 		w, m := why("Plain")
 		is.Equal(w.Sending, false)
 		is.True(m["sequence_not_active"].Code != "")

@@ -149,7 +149,7 @@ type StallReason struct {
 	SenderID *string    `json:"sender_id,omitempty" format:"uuid"`
 	Action   string     `json:"action,omitempty"`
 	Count    *int       `json:"count,omitempty" doc:"How many live enrollments it holds."`
-	Until    *time.Time `json:"until,omitempty" doc:"When it lifts by itself."`
+	Until    *time.Time `json:"until,omitempty" doc:"When it lifts by itself: always a time ahead, and only on an active sequence."`
 }
 
 // WhyNotSending is the answer of why-not-sending.
@@ -197,7 +197,10 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 	if ws.Suspended {
 		add(StallReason{Code: "workspace_suspended", Message: "The workspace is suspended: nothing is sent.", Remedy: "Ask the workspace owner to settle the plan."})
 	}
-	if q.Status != sequences.Active {
+	now, active := svc.clock.Now(), q.Status == sequences.Active
+	notActive := -1 // the sequence_not_active reason, which counts what it holds
+	if !active {
+		notActive = len(out.Reasons)
 		add(StallReason{Code: "sequence_not_active", Message: fmt.Sprintf("The sequence is %s.", q.Status), Remedy: "Activate it with POST /v1/sequences/{id}/activate (manager role)."})
 	}
 	ps, err := svc.sequences.Problems(ctx, q)
@@ -234,7 +237,7 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 		Group("status", "waiting_for", "waiting_sender_id", "waiting_action").Scan(ctx, &groups); err != nil {
 		return nil, err
 	}
-	live, failed, moving, due := 0, 0, 0, 0
+	live, held, failed, moving, due := 0, 0, 0, 0, 0
 	var next *time.Time
 	blocked := map[string]*StallReason{}
 	var order []string
@@ -248,11 +251,20 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 			continue
 		}
 		live += g.N
+		held += g.N
 		if g.Next != nil && (next == nil || g.Next.Before(*next)) {
 			n := *g.Next
 			next = &n
 		}
 		code := deref(g.WaitingFor)
+		// A wait and its time are what the runner found when it last
+		// looked. A wait that ends by itself means nothing while the
+		// sequence is not active (activation sets them going again), and
+		// one whose time has passed is due: the runner looks again at its
+		// next tick.
+		if (ordinary[code] || selfLifting[code]) && (!active || g.Next != nil && !g.Next.After(now)) {
+			code = ""
+		}
 		if code == "" || ordinary[code] || selfLifting[code] {
 			moving += g.N
 		}
@@ -270,7 +282,9 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 			order = append(order, key)
 		}
 		*r.Count += g.N
-		if g.Next != nil && (r.Until == nil || g.Next.Before(*r.Until)) {
+		// Until is when a limit lifts by itself: a time ahead, on a
+		// sequence that runs.
+		if active && g.Next != nil && g.Next.After(now) && (r.Until == nil || g.Next.Before(*r.Until)) {
 			u := *g.Next
 			r.Until = &u
 		}
@@ -305,9 +319,17 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 		add(StallReason{Code: "leads_do_not_contact", Count: &dnc, Message: fmt.Sprintf("%d enrollments stopped because their lead became do-not-contact.", dnc),
 			Remedy: "Nothing to do: do-not-contact leads are never sent to; enrol other leads."})
 	}
+	if notActive >= 0 && held > 0 {
+		r := &out.Reasons[notActive]
+		r.Count = &held
+		r.Message = fmt.Sprintf("The sequence is %s: its %d enrollments wait for it to be activated.", q.Status, held)
+	}
+	if next != nil && next.Before(now) {
+		next = &now // due now: the runner looks at its next tick
+	}
 	if live == 0 {
 		add(StallReason{Code: "no_active_enrollments", Message: "The sequence has no live enrollments.", Remedy: "Enrol leads: POST /v1/enrollments/preview, then POST /v1/enrollments."})
-	} else if moving > 0 && due == 0 && len(blocked) == 0 {
+	} else if active && moving > 0 && due == 0 && len(blocked) == 0 {
 		c := moving
 		add(StallReason{Code: "all_waiting", Count: &c, Until: next, Message: fmt.Sprintf("All %d active enrollments wait for a step's time (a wait, an acceptance, an out-of-office return or a retry).", moving),
 			Remedy: "Nothing to do: the next one is due at next_action_at."})

@@ -286,8 +286,8 @@ func (svc *Service) MarkRead(ctx context.Context, p apikit.Principal, id string)
 
 // ReplyInput is the body of a member's reply.
 type ReplyInput struct {
-	Body    string `json:"body" minLength:"1" maxLength:"20000" doc:"The text; at most 8,000 characters on LinkedIn."`
-	Subject string `json:"subject,omitempty" maxLength:"500" doc:"Email threads only; by default Re: and the thread's latest subject."`
+	Body    string `json:"body" minLength:"1" maxLength:"20000" text:"multiline" doc:"The text; at most 8,000 characters on LinkedIn."`
+	Subject string `json:"subject,omitempty" maxLength:"500" doc:"Email threads only; by default Re: and the thread's latest subject. One line: no line breaks, tabs or other control characters."`
 }
 
 // maxLinkedInMessage is the longest message LinkedIn takes.
@@ -303,6 +303,9 @@ const maxLinkedInMessage = 8000
 // blacklisted, the sender is restricted or disconnected, its cap is used
 // up, or the provider refused the message.
 func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in ReplyInput) (*Message, error) {
+	if err := apikit.CheckText("", in); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(in.Body) == "" {
 		return nil, apikit.Invalid("body is empty.", "Send the text of the reply in body.")
 	}
@@ -401,14 +404,17 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 	return m, nil
 }
 
-// replySubject is "Re: " and the thread's latest subject.
+// replySubject is "Re: " and the thread's latest subject, made one line:
+// a subject a lead's provider sent, or one stored before subjects were
+// held to one line, may hold a line break, which must never reach the
+// header of the reply.
 func (svc *Service) replySubject(ctx context.Context, th *Thread) string {
 	ms, err := svc.store.Messages(ctx, th.ID)
 	if err != nil {
 		return ""
 	}
 	for i := len(ms) - 1; i >= 0; i-- {
-		if sub := apikit.Deref(ms[i].Subject); sub != "" {
+		if sub := apikit.Flatten(apikit.Deref(ms[i].Subject)); sub != "" {
 			if strings.HasPrefix(strings.ToLower(sub), "re:") {
 				return sub
 			}

@@ -41,6 +41,9 @@ func (s *Service) AddSuppressions(ctx context.Context, p apikit.Principal, in Su
 		return nil, apikit.Forbidden("Do-not-contact entries apply to the whole workspace; this key is limited to some clients.",
 			"Suppress your own leads one by one with POST /v1/leads/{id}/suppress, or use a workspace-wide key.")
 	}
+	if err := apikit.CheckText("", in); err != nil {
+		return nil, err
+	}
 	total := len(in.Emails) + len(in.LinkedInIDs) + len(in.PublicIdentifiers) + len(in.LeadIDs)
 	if total == 0 {
 		return nil, apikit.Invalid("No entry was sent.", "Send emails, linkedin_ids, public_identifiers or lead_ids.")

@@ -67,12 +67,8 @@ func (in *LeadInput) value(k matchKey) *string {
 // null counts as left out), derives the public identifier from a LinkedIn
 // URL and checks formats.
 func normalize(in LeadInput) (LeadInput, error) {
-	texts := []any{in.LinkedInURL, in.Custom}
-	for _, f := range fields {
-		texts = append(texts, *f.in(&in))
-	}
-	if !apikit.Storable(texts) {
-		return in, apikit.Invalid("The lead holds text that cannot be stored: a NUL character or invalid UTF-8.", "Remove NUL characters and send UTF-8 text.")
+	if err := apikit.CheckText("", in); err != nil {
+		return in, err
 	}
 	for _, f := range fields {
 		p := f.in(&in)

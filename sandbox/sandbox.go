@@ -348,16 +348,24 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 		}
 		in := base
 		in.Kind, in.At, in.AutoReply = senders.InboundReply, n.synced(at.Add(after)), auto
+		// Only an email answer has a subject: a LinkedIn reply (to a
+		// message or an InMail) is a message in a conversation.
+		subject := func(prefix string) string {
+			if req.Action != senders.SendEmail || req.Subject == "" {
+				return ""
+			}
+			return prefix + req.Subject
+		}
 		n.seq++
 		in.ProviderMessageID = fmt.Sprintf("sbx-in-%d-%d", n.seed, n.seq)
 		if auto {
 			o := outOfOffice[int(n.chance(key, "ooo")*float64(len(outOfOffice)))]
 			back := in.At.AddDate(0, 0, 3+int(n.chance(key, "back")*10))
-			in.Subject = o.subject + req.Subject
+			in.Subject = subject(o.subject)
 			in.Body = fmt.Sprintf(o.body, back.Day(), o.months[back.Month()-1])
 			in.Headers = map[string]string{"Auto-Submitted": "auto-replied"}
 		} else {
-			in.Subject, in.Body = "Re: "+req.Subject, body
+			in.Subject, in.Body = subject("Re: "), body
 			// Who answers by proposing a meeting books one.
 			if slices.Contains(bookers, body) {
 				at := n.synced(in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour)))

@@ -187,3 +187,45 @@ func TestOutcomesArriveAtTheSync(t *testing.T) {
 		is.True(x.At.Sub(clock.Now()) >= 2*time.Hour)        // after the drawn delay
 	}
 }
+
+// TestOnlyEmailRepliesHaveASubject: answers to LinkedIn messages and
+// InMails, drawn or scripted, replies or out-of-office notes, carry no
+// subject; an email's answer carries "Re: " and its subject.
+func TestOnlyEmailRepliesHaveASubject(t *testing.T) {
+	is := is.New(t)
+	clock := apikit.NewFakeClock(monday)
+	n := sandbox.New(1, clock, sandbox.Rates{Reply: 1, AutoReply: 0.5})
+	li, mail := sender(), senders.Sender{ID: "s2", Name: "mail", Channel: senders.Email, Timezone: "Europe/Berlin", Schedule: senders.DefaultSchedule(),
+		Caps: senders.Caps{"email": 100}}
+	n.Register(li)
+	n.Register(mail)
+	n.Script("scripted", sandbox.Outcome{Reply: "Sure, let's talk.", ReplyAfter: time.Hour})
+	perform := func(s *senders.Sender, action senders.Action, key, lead, subject string) {
+		t.Helper()
+		_, err := n.Perform(context.Background(), senders.Request{Key: key, Sender: s, Action: action, Lead: senders.Recipient{LeadID: lead}, Subject: subject, Body: "Hi"})
+		is.NoErr(err)
+	}
+	for i := range 4 {
+		perform(&li, senders.Message, fmt.Sprintf("m%d", i), fmt.Sprintf("li-%d", i), "")
+		perform(&li, senders.InMail, fmt.Sprintf("i%d", i), fmt.Sprintf("inmail-%d", i), "A question")
+		perform(&mail, senders.SendEmail, fmt.Sprintf("e%d", i), fmt.Sprintf("mail-%d", i), "Hello")
+	}
+	perform(&li, senders.Message, "scripted", "scripted", "")
+	in, err := n.Inbound(context.Background(), monday.Add(10*24*time.Hour))
+	is.NoErr(err)
+	var linkedin, email int
+	for _, r := range in {
+		if r.Kind != senders.InboundReply {
+			continue
+		}
+		if strings.HasPrefix(r.LeadID, "mail-") {
+			email++
+			is.True(strings.HasSuffix(r.Subject, "Hello") && len(r.Subject) > len("Hello"))
+			continue
+		}
+		linkedin++
+		is.Equal(r.Subject, "")
+	}
+	is.Equal(linkedin, 9)
+	is.Equal(email, 4)
+}

@@ -56,6 +56,9 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 	if strings.TrimSpace(spec.Name) == "" {
 		return nil, apikit.Invalid("A sender has no name.", "Give every sender a name; sequences name their senders by it.")
 	}
+	if err := apikit.CheckText("", spec); err != nil {
+		return nil, apikit.Prefixed(fmt.Sprintf("Sender %q: ", spec.Name), err)
+	}
 	s := &Sender{Name: strings.TrimSpace(spec.Name), Channel: spec.Channel, Timezone: o.Timezone, Transport: TransportSandbox,
 		Status: Active, Premium: spec.Premium, Health: Healthy, HealthReasons: []HealthReason{}}
 	switch spec.Channel {

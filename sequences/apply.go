@@ -46,6 +46,11 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 			if name == "" {
 				return apikit.Invalid("A sequence has no name.", "Give every sequence a name.")
 			}
+			// Subjects, titles, step ids and names are one line; a step's
+			// note and body keep their line breaks.
+			if err := apikit.CheckText("", spec); err != nil {
+				return apikit.Prefixed(fmt.Sprintf("Sequence %q: ", name), err)
+			}
 			if seen[name] {
 				return apikit.Invalid(fmt.Sprintf("Sequence %q is listed twice.", name), "List each sequence once.")
 			}

@@ -61,10 +61,10 @@ type Step struct {
 	Type string `json:"type" yaml:"type" enum:"@step_types"`
 	Next string `json:"next,omitempty" yaml:"next" doc:"The step after this one (or end); by default the next in the list."`
 
-	Note         string `json:"note,omitempty" yaml:"note" doc:"invite: the personal note, at most 300 characters, a template."`
+	Note         string `json:"note,omitempty" yaml:"note" text:"multiline" doc:"invite: the personal note, at most 300 characters, a template."`
 	NoteFallback string `json:"note_fallback,omitempty" yaml:"note_fallback" enum:"without_note,wait" doc:"invite: when the month's notes are used up, send without_note, or wait (the default) for the next month."`
 	Subject      string `json:"subject,omitempty" yaml:"subject" doc:"inmail and email: the subject, a template."`
-	Body         string `json:"body,omitempty" yaml:"body" doc:"message, inmail and email: the text, a template."`
+	Body         string `json:"body,omitempty" yaml:"body" text:"multiline" doc:"message, inmail and email: the text, a template."`
 
 	Days        int  `json:"days,omitempty" yaml:"days" doc:"wait: how many days."`
 	Hours       int  `json:"hours,omitempty" yaml:"hours" doc:"wait: how many hours."`

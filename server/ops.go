@@ -33,6 +33,13 @@ func register[I, O any](s *Server, op huma.Operation, role apikit.Role, class ap
 		map[bool]string{true: " (also counts as a write)", false: ""}[class == apikit.ClassSpend] + "."
 	huma.Register(s.api, op, func(ctx context.Context, in *I) (*O, error) {
 		p, _ := apikit.PrincipalFrom(ctx)
+		// Every parameter and body field is one line of text unless its
+		// field says otherwise: the areas check their own inputs too (for
+		// Go callers), and this also covers the query parameters, which
+		// reach them only as filters.
+		if err := apikit.CheckText("", in); err != nil {
+			return nil, s.toStatusError(err)
+		}
 		out, err := h(ctx, p, in)
 		if errors.Is(err, errStale) {
 			return nil, err // the guard runs the call again (see Server.ride)

@@ -97,9 +97,5 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 
 // prefix names the workspace in an error's message.
 func prefix(workspaceName string, err error) error {
-	var e *apikit.Error
-	if errors.As(err, &e) {
-		return &apikit.Error{Code: e.Code, Message: fmt.Sprintf("Workspace %q: %s", workspaceName, e.Message), Remedy: e.Remedy}
-	}
-	return err
+	return apikit.Prefixed(fmt.Sprintf("Workspace %q: ", workspaceName), err)
 }

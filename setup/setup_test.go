@@ -122,3 +122,50 @@ func TestApplyRefusesMachineTimezones(t *testing.T) {
 		is.NoErr(apply(strings.Replace(file, "timezone: Europe/Berlin", "timezone: America/Argentina/Buenos_Aires", 1)))
 	})
 }
+
+// TestApplyRefusesLineBreaksInOneLineFields: every one-line value of a
+// setup file (names, subjects, titles, step ids, emails, addresses, tags,
+// stages) refuses a line break, a tab, DEL, a C1 control and U+2028, and
+// the error names the field; notes and bodies keep their line breaks.
+// Nothing is applied.
+func TestApplyRefusesLineBreaksInOneLineFields(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		apply := func(text string) error {
+			f, err := setup.Decode(strings.NewReader(text))
+			is.NoErr(err)
+			_, err = setup.Apply(ctx, d, clock, f)
+			return err
+		}
+		for _, bad := range []string{`\r\nBcc: x@evil.test`, `\t`, `\u2028`, `\x7f`, `\x85`} {
+			for _, c := range []struct{ old, new, field string }{
+				{"name: acme", `name: "acme` + bad + `"`, `name holds`},
+				{"clients: [Globex]", `clients: [Globex, "Init` + bad + `ech"]`, `clients[1] holds`},
+				{"timezone: Europe/Berlin", "timezone: Europe/Berlin\n    stages: [\"New" + bad + "\"]", `stages[0] holds`},
+				{"timezone: Europe/Berlin", "timezone: Europe/Berlin\n    tags: [\"vip" + bad + "\"]", `tags[0] holds`},
+				{"owner@acme.test", `"owner` + bad + `@acme.test"`, `members[0].email holds`},
+				{"{name: anna,", `{name: "an` + bad + `na",`, `Sender "an`},
+				{"address: sales@acme.test", `address: "sales@acme.test` + bad + `"`, `Sender "mail": address holds`},
+				{"name: Berlin CTOs", `name: "Berlin` + bad + ` CTOs"`, `name holds`},
+				{`subject: "{{company}} and us"`, `subject: "{{company}} and us` + bad + `"`, `Sequence "Berlin CTOs": steps[5].subject holds`},
+				{"{id: visit, type: profile_view}", `{id: "vis` + bad + `it", type: profile_view}`, `Sequence "Berlin CTOs": steps[0].id holds`},
+				{"{id: pause, type: wait, days: 3, working_days: true}", `{id: call, type: task, title: "Call` + bad + `"}`, `Sequence "Berlin CTOs": steps[4].title holds`},
+			} {
+				err := apply(strings.Replace(file, c.old, c.new, 1))
+				is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+				if !strings.Contains(err.Error(), c.field) {
+					t.Fatalf("%s: the error does not name %q: %v", c.new, c.field, err)
+				}
+			}
+		}
+		var n int
+		is.NoErr(d.NewSelect().Table("workspaces").ColumnExpr("count(*)").Scan(ctx, &n))
+		is.Equal(n, 0) // nothing was applied
+
+		// A note and a body keep their line breaks.
+		multi := strings.Replace(file, `body: "Hello"`, `body: "Hello,\r\n\r\n\tsee you"`, 1)
+		is.NoErr(apply(strings.Replace(multi, `note: "Hi {{first_name}}, saw`, `note: "Hi {{first_name}},\nsaw`, 1)))
+	})
+}

@@ -83,7 +83,7 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (api
 // CompleteInput is the body of a task completion.
 type CompleteInput struct {
 	Outcome Status `json:"outcome" enum:"done,skipped" required:"true" doc:"done: the task was done; skipped: it was not needed. Either way the enrollment goes on to its next step."`
-	Note    string `json:"note,omitempty" maxLength:"2000" doc:"What was done, for the lead's timeline."`
+	Note    string `json:"note,omitempty" maxLength:"2000" text:"multiline" doc:"What was done, for the lead's timeline."`
 }
 
 // Complete closes an open task as done or skipped, and in the same
@@ -92,6 +92,9 @@ type CompleteInput struct {
 // outcome other than done or skipped, and E_CONFLICT if it was completed
 // already.
 func (svc *Service) Complete(ctx context.Context, p apikit.Principal, id string, in CompleteInput) (*Task, error) {
+	if err := apikit.CheckText("", in); err != nil {
+		return nil, err
+	}
 	if in.Outcome != Done && in.Outcome != Skipped {
 		return nil, apikit.Invalid(fmt.Sprintf("outcome must be done or skipped, not %q.", in.Outcome), `Send {"outcome": "done"} or {"outcome": "skipped"}.`)
 	}

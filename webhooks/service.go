@@ -155,7 +155,7 @@ func allowed(p apikit.Principal) error {
 type CreateInput struct {
 	URL         string   `json:"url" required:"true" maxLength:"2000" doc:"An https URL that resolves to public addresses."`
 	Events      []string `json:"events" required:"true" minItems:"1" maxItems:"100" doc:"[\"*\"] for every event, or types from GET /v1/webhooks/event-kinds."`
-	Description string   `json:"description,omitempty" maxLength:"500"`
+	Description string   `json:"description,omitempty" maxLength:"500" doc:"One line: no line breaks, tabs or other control characters."`
 }
 
 // Created is a new webhook with its secret, shown this once.
@@ -170,6 +170,9 @@ type Created struct {
 // or does not resolve to public addresses.
 func (svc *Service) Create(ctx context.Context, p apikit.Principal, in CreateInput) (*Created, error) {
 	if err := allowed(p); err != nil {
+		return nil, err
+	}
+	if err := apikit.CheckText("", in); err != nil {
 		return nil, err
 	}
 	types, err := checkTypes(in.Events)

@@ -61,6 +61,11 @@ func (ws *WorkspaceSpec) validate() error {
 	if strings.TrimSpace(ws.Name) == "" {
 		return apikit.Invalid("A workspace has no name.", "Give every workspace a name.")
 	}
+	// Every value of a workspace is one line: names, emails, blacklist
+	// entries and the booking secrets alike.
+	if err := apikit.CheckText("", *ws); err != nil {
+		return apikit.Prefixed(fmt.Sprintf("Workspace %q: ", ws.Name), err)
+	}
 	if ws.Timezone != "" {
 		if _, err := apikit.LoadTimezone(ws.Timezone); err != nil {
 			return apikit.Invalid(fmt.Sprintf("Workspace %q: timezone: %s.", ws.Name, err),

@@ -242,6 +242,9 @@ type KeyInput struct {
 // they may hand out, E_PAYLOAD_INVALID for a bad role or a past expiry and
 // E_TOO_MANY when the workspace already has 25 active keys.
 func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, error) {
+	if err := apikit.CheckText("", in); err != nil {
+		return nil, "", err
+	}
 	var key *Key
 	var secret string
 	err := s.db.InTx(ctx, func(ctx context.Context) error {

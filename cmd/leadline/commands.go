@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -60,7 +59,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fs.IntVar(l.v, "rate-"+l.name, *l.v, l.name+" calls per key per hour")
 	}
-	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps and the webhook worker (false: API only, with `leadline work` elsewhere)")
+	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps and the webhook worker; --runner=false serves the API only, with 'leadline work' running elsewhere")
 	opts := runnerFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (a local receiver during development; never in production)")
 	if err := parse(fs, args); err != nil {
@@ -81,9 +80,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ts := transports(time.Now().UnixNano())
 	pl := platform.New(platform.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate), Transports: ts})
 	srv := server.New(server.Config{Platform: pl, Logger: logger, Limits: limits})
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := listen(*addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
+		return err
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}

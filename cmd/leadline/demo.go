@@ -98,37 +98,15 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	ws := workspace.NewService(d, apikit.SystemClock{})
 	// Running demo again replaces its keys instead of piling them up.
-	old, err := ws.Keys(ctx, "demo")
+	keys := []workspace.KeyInput{
+		{Name: "manager", MemberEmail: "manager@demo.test", Role: apikit.RoleManager},
+		{Name: "member", MemberEmail: "manager@demo.test", Role: apikit.RoleMember},
+		{Name: "client_viewer", MemberEmail: "manager@demo.test", Role: apikit.RoleClientViewer},
+		{Name: "globex_member", MemberEmail: "manager@demo.test", Role: apikit.RoleMember, Clients: []string{"Globex"}},
+	}
+	secrets, replaced, err := renewKeys(ctx, ws, "demo", "demo ", keys)
 	if err != nil {
 		return err
-	}
-	replaced := 0
-	for _, k := range old {
-		if strings.HasPrefix(k.Name, "demo ") && k.RevokedAt == nil {
-			if _, err := ws.RevokeKey(ctx, "demo", k.ID); err != nil {
-				return err
-			}
-			replaced++
-		}
-	}
-	type demoKey struct {
-		label string
-		in    workspace.KeyInput
-	}
-	keys := []demoKey{
-		{"manager", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleManager}},
-		{"member", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember}},
-		{"client_viewer", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleClientViewer}},
-		{"globex_member", workspace.KeyInput{MemberEmail: "manager@demo.test", Role: apikit.RoleMember, Clients: []string{"Globex"}}},
-	}
-	secrets := make([]string, len(keys))
-	for i, k := range keys {
-		k.in.Workspace, k.in.Name = "demo", "demo "+k.label
-		_, secret, err := ws.CreateKey(ctx, k.in)
-		if err != nil {
-			return err
-		}
-		secrets[i] = secret
 	}
 	p, err := ws.Authenticate(ctx, secrets[0])
 	if err != nil {
@@ -188,7 +166,7 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nKeys (shown once; globex_member sees only the client Globex):\n")
 	for i, k := range keys {
-		fmt.Fprintf(stdout, "  %-14s %s\n", k.label, secrets[i])
+		fmt.Fprintf(stdout, "  %-14s %s\n", k.Name, secrets[i])
 	}
 	fmt.Fprintf(stdout, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/me\n", secrets[1])
 	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/threads?intent=interested'\n", secrets[1])

@@ -18,6 +18,7 @@ import (
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
@@ -134,8 +135,41 @@ func cmdSimulate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nDone in %s. `leadline serve --db %s` shows it all through the API.\n", time.Since(began).Round(time.Millisecond), *dsn)
+	if err := simulateKeys(ctx, d, parsed, *dsn, stdout); err != nil {
+		return err
+	}
 	if len(res.Violations) > 0 {
 		return fmt.Errorf("the audit found %d violations", len(res.Violations))
+	}
+	return nil
+}
+
+// simulateKeys prints a manager key for each workspace of a simulation,
+// acting as its first owner or manager, so that the database it made can
+// be read through the API at once; running simulate again replaces them.
+// A workspace whose file names no owner or manager gets the command that
+// makes a key instead.
+func simulateKeys(ctx context.Context, d *db.DB, f setup.File, dsn string, stdout io.Writer) error {
+	ws := workspace.NewService(d, apikit.SystemClock{})
+	var example string
+	for _, spec := range f.Workspaces {
+		holder := keyHolder(spec)
+		if holder == "" {
+			fmt.Fprintf(stdout, "Workspace %s has no active owner or manager to hold a key: add one under members, apply the file, then run\n"+
+				"  leadline keys create --db %s --workspace %s --member EMAIL --role manager\n", spec.Name, dsn, spec.Name)
+			continue
+		}
+		secrets, _, err := renewKeys(ctx, ws, spec.Name, "simulate ", []workspace.KeyInput{{Name: "manager", MemberEmail: holder, Role: apikit.RoleManager}})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Manager key of workspace %s (acting as %s; shown once, replaced when simulate runs again): %s\n", spec.Name, holder, secrets[0])
+		if example == "" {
+			example = secrets[0]
+		}
+	}
+	if example != "" {
+		fmt.Fprintf(stdout, "Try, with the server running:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/sequences\n", example)
 	}
 	return nil
 }

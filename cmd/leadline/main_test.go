@@ -107,6 +107,7 @@ func TestCommands(t *testing.T) {
 	out, err = runCmd("simulate", "-f", "../../examples/setup.yaml", "--db", sim, "--days", "7", "--seed", "3", "--leads", "120", "--start", "2026-03-02")
 	is.NoErr(err)
 	is.True(strings.Contains(out, "0 violations."))
+	is.True(strings.Contains(out, "Manager key of workspace agency (acting as owner@agency.test"))
 	out, err = runCmd("events", "export", "--db", sim, "--workspace", "agency", "--since", "2026-03-03")
 	is.NoErr(err)
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -47,4 +49,41 @@ func TestServeAndShutDown(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
 	}
+}
+
+// TestServeOnABusyPort: a port another program holds is refused with how
+// to pick another address.
+func TestServeOnABusyPort(t *testing.T) {
+	is := is.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	defer ln.Close()
+	err = cmdServe(context.Background(), []string{"--addr", ln.Addr().String(), "--runner=false", "--db", filepath.Join(t.TempDir(), "s.db")}, io.Discard, io.Discard)
+	is.True(err != nil)
+	msg := describe(err)
+	is.True(strings.Contains(msg, "cannot listen on "+ln.Addr().String()))
+	is.True(strings.Contains(msg, "another program already uses the port"))
+	is.True(strings.Contains(msg, "--addr"))
+}
+
+// TestFlagHelpNamesNoFalseArgument: in every command's --help, a flag is
+// followed by the kind of value it takes, or by nothing for a switch;
+// usage text in backquotes would be printed as the flag's argument.
+func TestFlagHelpNamesNoFalseArgument(t *testing.T) {
+	is := is.New(t)
+	flagLine := regexp.MustCompile(`^  -(\S+)(?: (.*))?$`)
+	kinds := map[string]bool{"": true, "string": true, "int": true, "int64": true, "uint": true, "uint64": true, "float": true, "duration": true, "value": true}
+	for _, args := range [][]string{{"serve"}, {"work"}, {"migrate"}, {"apply"}, {"demo"}, {"simulate"}, {"events", "export"},
+		{"reports", "rebuild"}, {"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}} {
+		out, err := runCmd(append(args, "--help")...)
+		is.NoErr(err)
+		for _, line := range strings.Split(out, "\n") {
+			if m := flagLine.FindStringSubmatch(line); m != nil && !kinds[m[2]] {
+				t.Errorf("%s --help: flag -%s reads as if it took %q", strings.Join(args, " "), m[1], m[2])
+			}
+		}
+	}
+	out, err := runCmd("serve", "--help")
+	is.NoErr(err)
+	is.True(strings.Contains(out, "\n  -runner\n"))
 }
