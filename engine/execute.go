@@ -408,6 +408,11 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 		if err != nil || len(missing) > 0 {
 			return nil, fmt.Errorf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)
 		}
+		if field == "subject" && apikit.OneLine(field, out) != nil {
+			// A lead's value can carry a line break into a subject: it
+			// goes out on one line (an email header takes no other).
+			out = apikit.Flatten(out)
+		}
 		texts[field] = out
 	}
 	return texts, nil
