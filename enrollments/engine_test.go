@@ -11,6 +11,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
@@ -92,7 +93,7 @@ func newEngine(t testing.TB, d *db.DB, extra string) *engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := setup.Apply(ctx, d, clock, f); err != nil {
+	if _, err := setup.Apply(ctx, d, clock, secret.TestKey(), f); err != nil {
 		t.Fatal(err)
 	}
 	pl := enrollments.NewPlatform(d, clock)

@@ -6,6 +6,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
@@ -32,23 +33,25 @@ type Platform struct {
 	Enrollments *Service
 }
 
-// NewPlatform wires the areas on d. Webhook endpoints must resolve to
-// public addresses; NewPlatformGuarded sets another guard.
+// NewPlatform wires the areas on d, without a secret key: webhooks and
+// booking secrets, which are kept sealed, are refused. Webhook endpoints
+// must resolve to public addresses. NewPlatformGuarded sets another guard
+// and the key.
 func NewPlatform(d *db.DB, clock apikit.Clock) *Platform {
-	return NewPlatformGuarded(d, clock, webhooks.Guard{})
+	return NewPlatformGuarded(d, clock, webhooks.Guard{}, secret.Key{})
 }
 
 // NewPlatformGuarded wires the areas on d with guard deciding which
-// webhook endpoints may be reached.
-func NewPlatformGuarded(d *db.DB, clock apikit.Clock, guard webhooks.Guard) *Platform {
+// webhook endpoints may be reached and key sealing the secrets they keep.
+func NewPlatformGuarded(d *db.DB, clock apikit.Clock, guard webhooks.Guard, key secret.Key) *Platform {
 	p := &Platform{Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
-	p.Webhooks = webhooks.NewService(d, clock, p.Log, guard)
+	p.Webhooks = webhooks.NewService(d, clock, p.Log, guard, key)
 	p.Reports = reports.NewService(d, clock, p.Log)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Log)
-	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log)
+	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log, key)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Enrollments = NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Inbox, p.Bookings, p.Log)
 	p.Enrollments.OnChecks(p.Reports.Compact)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/leadline/leadline/workspace"
+	"github.com/leadline/leadline/bookings"
 )
 
 func hexSig(secret, msg string) string {
@@ -24,10 +24,9 @@ func TestInboundBookings(t *testing.T) {
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
-		_, err := e.ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "acme",
-			Bookings: workspace.BookingsSpec{CalCom: "cal-secret", Calendly: "cly-secret"}}}})
-		is.NoErr(err)
 		w, _ := e.ws.ByName(ctx, "acme")
+		_, err := e.srv.bookings.SetSecrets(ctx, w.ID, bookings.Secrets{CalCom: "cal-secret", Calendly: "cly-secret"})
+		is.NoErr(err)
 		ann := e.lead("member", map[string]any{"name": "Ann Lee", "email_work": "ann@example.test"})["id"].(string)
 		// A webhook subscribed to meeting.booked sees the booking.
 		is.Equal(e.call("POST", "/v1/webhooks", "manager", map[string]any{"url": "https://127.0.0.1:9/h", "events": []string{"meeting.booked"}}).Status, 201)

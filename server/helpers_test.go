@@ -16,6 +16,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
@@ -62,7 +63,7 @@ func newEnv(t testing.TB, d *db.DB, limits RateLimits) *env {
 	t.Helper()
 	clock := apikit.NewFakeClock(t0)
 	srv := New(Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Limits: limits,
-		Webhooks: webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
+		Webhooks: webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, SecretKey: secret.TestKey()})
 	e := &env{t: t, db: d, srv: srv, handler: srv.Handler(), clock: clock, ws: srv.workspaces, keys: map[string]string{}, ids: map[string]string{}}
 	ctx := context.Background()
 	if _, err := e.ws.Apply(ctx, acmeSetup()); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
@@ -43,6 +44,10 @@ type Config struct {
 	// Webhooks decides which webhook endpoints may be reached; the zero
 	// value allows public addresses only.
 	Webhooks webhooks.Guard
+	// SecretKey seals what the server keeps secret: webhook signing
+	// secrets, scheduling providers' secrets and stored idempotent answers.
+	// The zero Key is none: webhooks are then refused (E_CONFLICT).
+	SecretKey secret.Key
 }
 
 // Server is leadline's HTTP API.
@@ -80,7 +85,7 @@ func New(cfg Config) *Server {
 	if cfg.Limits == (RateLimits{}) {
 		cfg.Limits = DefaultRateLimits
 	}
-	pl := enrollments.NewPlatformGuarded(cfg.DB, cfg.Clock, cfg.Webhooks)
+	pl := enrollments.NewPlatformGuarded(cfg.DB, cfg.Clock, cfg.Webhooks, cfg.SecretKey)
 	if cfg.Transports != nil {
 		pl.Inbox.UseTransports(cfg.Transports)
 	}
@@ -97,7 +102,7 @@ func New(cfg Config) *Server {
 		bookings:    pl.Bookings,
 		reports:     pl.Reports,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
-		idem:        newIdempotency(cfg.DB, cfg.Clock),
+		idem:        newIdempotency(cfg.DB, cfg.Clock, cfg.SecretKey),
 		mux:         http.NewServeMux(),
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/setup"
@@ -48,7 +49,7 @@ func TestApplySequences(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return setup.Apply(ctx, d, clock, f)
+			return setup.Apply(ctx, d, clock, secret.TestKey(), f)
 		}
 		changes, err := apply(file)
 		is.NoErr(err)

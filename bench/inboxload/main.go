@@ -51,7 +51,7 @@ func main() {
 	clock := apikit.NewFakeClock(start)
 	f, err := setup.Decode(strings.NewReader(benchSetup()))
 	benchkit.Check(err)
-	_, err = setup.Apply(ctx, d, clock, f)
+	_, err = setup.Apply(ctx, d, clock, benchkit.Key(), f)
 	benchkit.Check(err)
 	pl := enrollments.NewPlatform(d, clock)
 	w, err := pl.Workspaces.ByName(ctx, "inbox")

@@ -77,8 +77,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer d.Close()
+	key, err := secretKey(ctx, d, *dsn, logger)
+	if err != nil {
+		return err
+	}
 	ts := transports(time.Now().UnixNano())
-	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits, Transports: ts, Webhooks: webhookGuard(*allowPrivate)})
+	srv := server.New(server.Config{DB: d, Logger: logger, Limits: limits, Transports: ts, Webhooks: webhookGuard(*allowPrivate), SecretKey: key})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
@@ -157,7 +161,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
+func cmdApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("apply")
 	file := fs.String("f", "", "setup YAML file")
 	if err := parse(fs, args); err != nil {
@@ -175,7 +179,11 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	changes, err := setup.Apply(ctx, d, apikit.SystemClock{}, parsed)
+	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
+	if err != nil {
+		return err
+	}
+	changes, err := setup.Apply(ctx, d, apikit.SystemClock{}, key, parsed)
 	if err != nil {
 		return err
 	}

@@ -168,20 +168,8 @@ func (c Column) reseal(ctx context.Context, idb bun.IDB, plainOnly bool, fn func
 // sealing existed) in one transaction, and returns how many it sealed.
 // Running it again seals nothing more.
 func Prepare(ctx context.Context, d *db.DB, k Key) (int, error) {
-	var others []string
-	for _, c := range Columns {
-		ids, err := c.keyIDs(ctx, d.DB)
-		if err != nil {
-			return 0, err
-		}
-		for _, id := range ids {
-			if id != k.ID() && !slices.Contains(others, id) {
-				others = append(others, id)
-			}
-		}
-	}
-	if len(others) > 0 {
-		return 0, wrongKey(d, k, others)
+	if err := sealedUnder(ctx, d, k); err != nil {
+		return 0, err
 	}
 	if k.IsZero() {
 		var what []string
@@ -222,6 +210,27 @@ func Prepare(ctx context.Context, d *db.DB, k Key) (int, error) {
 	return total, err
 }
 
+// sealedUnder refuses a database that keeps values sealed under a key
+// other than k (or under any key, when k is none).
+func sealedUnder(ctx context.Context, d *db.DB, k Key) error {
+	var others []string
+	for _, c := range Columns {
+		ids, err := c.keyIDs(ctx, d.IDB(ctx))
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if id != k.ID() && !slices.Contains(others, id) {
+				others = append(others, id)
+			}
+		}
+	}
+	if len(others) > 0 {
+		return wrongKey(d, k, others)
+	}
+	return nil
+}
+
 // wrongKey is the error of a server whose key (or lack of one) does not
 // open the database's secrets.
 func wrongKey(d *db.DB, k Key, others []string) error {
@@ -236,7 +245,7 @@ func wrongKey(d *db.DB, k Key, others []string) error {
 		msg += "the key " + k.ID() + "."
 	}
 	return &apikit.Error{Code: apikit.EConflict, Message: msg,
-		Remedy: "Start with the key they were sealed under (" + where + "); `leadline secrets rotate` changes keys."}
+		Remedy: "Use the key they were sealed under (" + where + "); `leadline secrets rotate` changes keys."}
 }
 
 // Rotate re-seals every sealed value under newKey, in one transaction, and
@@ -250,6 +259,9 @@ func Rotate(ctx context.Context, d *db.DB, old, newKey Key) (int, error) {
 	}
 	total := 0
 	err := d.InTx(ctx, func(ctx context.Context) error {
+		if err := sealedUnder(ctx, d, old); err != nil {
+			return err
+		}
 		total = 0
 		for _, c := range Columns {
 			n, err := c.reseal(ctx, d.IDB(ctx), false, func(v, aad []byte) ([]byte, error) {

@@ -3,6 +3,7 @@ package secret_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +17,12 @@ import (
 	"github.com/leadline/leadline/workspace"
 )
 
+// legacy names the rows plainRows writes.
+type legacy struct{ hookID, wsID, keyID string }
+
 // plainRows writes, as leadline did before sealing, a webhook and a
-// booking secret and a stored answer carrying a webhook secret, and
-// returns the webhook's id, the workspace's and the API key's.
-func plainRows(t *testing.T, d *db.DB) (hookID, wsID, keyID string) {
+// booking secret and a stored answer carrying a webhook secret.
+func plainRows(t *testing.T, d *db.DB) legacy {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
@@ -31,85 +34,96 @@ func plainRows(t *testing.T, d *db.DB) (hookID, wsID, keyID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hookID, keyID = apikit.NewID(), apikit.NewID()
+	l := legacy{hookID: apikit.NewID(), wsID: w.ID, keyID: apikit.NewID()}
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
-		{"INSERT INTO webhooks (id, workspace_id, url, events, secret, created_at, updated_at) VALUES (?, ?, 'https://example.test/h', '[\"*\"]', 'whsec_plainwebhook', ?, ?)",
-			[]any{hookID, w.ID, now, now}},
-		{"INSERT INTO booking_secrets (workspace_id, provider, secret, updated_at) VALUES (?, 'calcom', 'plain-cal-secret', ?)", []any{w.ID, now}},
+		{"INSERT INTO webhooks (id, workspace_id, url, events, secret, created_at, updated_at) VALUES (?, ?, 'https://example.test/h', '[\"*\"]', ?, ?, ?)",
+			[]any{l.hookID, w.ID, plaintexts[0], now, now}},
+		{"INSERT INTO booking_secrets (workspace_id, provider, secret, updated_at) VALUES (?, 'calcom', ?, ?)", []any{w.ID, plaintexts[1], now}},
 		{"INSERT INTO idempotency (key_id, idem_key, fingerprint, state, status, body, locked_until, expires_at, created_at) VALUES (?, 'k/1', 'fp', 'done', 201, ?, ?, ?, ?)",
-			[]any{keyID, []byte(`{"data":{"secret":"whsec_plainanswer"}}`), now, now.Add(24 * time.Hour), now}},
+			[]any{l.keyID, []byte(plaintexts[2]), now, now.Add(24 * time.Hour), now}},
 		// A request still running has no answer yet.
 		{"INSERT INTO idempotency (key_id, idem_key, fingerprint, state, status, locked_until, expires_at, created_at) VALUES (?, 'k2', 'fp', 'running', 0, ?, ?, ?)",
-			[]any{keyID, now, now.Add(24 * time.Hour), now}},
+			[]any{l.keyID, now, now.Add(24 * time.Hour), now}},
 	} {
 		if _, err := d.NewRaw(q.sql, q.args...).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return hookID, w.ID, keyID
+	return l
 }
 
+// plaintexts are the values plainRows writes in the clear: a webhook's
+// secret, a booking secret and a stored answer.
+var plaintexts = [3]string{"whsec_plainwebhook", "plain-cal-secret", `{"data":{"secret":"whsec_plainanswer"}}`}
+
+// values are the three values as the database holds them.
+type values [3][]byte
+
 // stored reads the three values as the database holds them.
-func stored(t *testing.T, d *db.DB) (hook, booking string, answer []byte) {
+func stored(t *testing.T, d *db.DB) values {
 	t.Helper()
-	ctx := context.Background()
-	var s []string
-	if err := d.NewRaw("SELECT secret FROM webhooks").Scan(ctx, &s); err != nil || len(s) != 1 {
-		t.Fatal(err, s)
+	var v values
+	for i, q := range []string{"SELECT secret FROM webhooks", "SELECT secret FROM booking_secrets", "SELECT body FROM idempotency WHERE idem_key = 'k/1'"} {
+		var b [][]byte
+		if err := d.NewRaw(q).Scan(context.Background(), &b); err != nil || len(b) != 1 {
+			t.Fatal(q, err, b)
+		}
+		v[i] = b[0]
 	}
-	hook = s[0]
-	s = nil
-	if err := d.NewRaw("SELECT secret FROM booking_secrets").Scan(ctx, &s); err != nil || len(s) != 1 {
-		t.Fatal(err, s)
+	return v
+}
+
+// open opens the values with k and checks them against what plainRows
+// wrote; every value must be sealed under k.
+func (l legacy) open(k secret.Key, v values) error {
+	aads := [][]byte{secret.WebhookSecrets.AAD(l.hookID), secret.BookingSecrets.AAD(l.wsID, "calcom"), secret.StoredAnswers.AAD(l.keyID, "k/1")}
+	for i := range v {
+		got, err := k.Open(v[i], aads[i])
+		if err != nil {
+			return err
+		}
+		if string(got) != plaintexts[i] {
+			return fmt.Errorf("value %d opens to %q, not %q", i, got, plaintexts[i])
+		}
 	}
-	booking = s[0]
-	var b [][]byte
-	if err := d.NewRaw("SELECT body FROM idempotency WHERE idem_key = 'k/1'").Scan(ctx, &b); err != nil || len(b) != 1 {
-		t.Fatal(err, b)
+	return nil
+}
+
+// sealedRows writes plainRows and seals them under k, as a start-up does,
+// and returns them with their values as stored then.
+func sealedRows(t *testing.T, d *db.DB, k secret.Key) (legacy, values) {
+	t.Helper()
+	l := plainRows(t, d)
+	if n, err := secret.Prepare(context.Background(), d, k); err != nil || n != 3 {
+		t.Fatalf("sealed %d of 3: %v", n, err)
 	}
-	return hook, booking, b[0]
+	return l, stored(t, d)
 }
 
 func TestPrepareSealsWhatWasInTheClear(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		hookID, wsID, keyID := plainRows(t, d)
 		k := secret.TestKey()
-
-		n, err := secret.Prepare(ctx, d, k)
-		is.NoErr(err)
-		is.Equal(n, 3)
-		hook, booking, answer := stored(t, d)
-		for _, v := range []string{hook, booking, string(answer)} {
-			is.True(secret.IsSealed([]byte(v)))
-			is.True(!strings.Contains(v, "whsec_"))
-			is.True(!strings.Contains(v, "plain"))
+		l, v := sealedRows(t, d, k)
+		for _, b := range v {
+			is.True(secret.IsSealed(b))
+			is.True(!strings.Contains(string(b), "whsec_"))
+			is.True(!strings.Contains(string(b), "plain"))
 		}
-		got, err := k.OpenString(hook, secret.WebhookSecrets.AAD(hookID))
-		is.NoErr(err)
-		is.Equal(got, "whsec_plainwebhook")
-		got, err = k.OpenString(booking, secret.BookingSecrets.AAD(wsID, "calcom"))
-		is.NoErr(err)
-		is.Equal(got, "plain-cal-secret")
-		plain, err := k.Open(answer, secret.StoredAnswers.AAD(keyID, "k/1"))
-		is.NoErr(err)
-		is.Equal(string(plain), `{"data":{"secret":"whsec_plainanswer"}}`)
+		is.NoErr(l.open(k, v))
 		var running []int
 		is.NoErr(d.NewRaw("SELECT count(*) FROM idempotency WHERE idem_key = 'k2' AND body IS NULL").Scan(ctx, &running))
 		is.Equal(running[0], 1)
 
 		// Again: nothing more to seal, nothing changed.
-		n, err = secret.Prepare(ctx, d, k)
+		n, err := secret.Prepare(ctx, d, k)
 		is.NoErr(err)
 		is.Equal(n, 0)
-		hook2, booking2, answer2 := stored(t, d)
-		is.Equal(hook2, hook)
-		is.Equal(booking2, booking)
-		is.Equal(string(answer2), string(answer))
+		is.Equal(stored(t, d), v)
 	})
 }
 
@@ -117,7 +131,7 @@ func TestPrepareRefusesTheWrongKey(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		plainRows(t, d)
+		l := plainRows(t, d)
 
 		// No key while secrets are kept in the clear: refused, with the remedy.
 		_, err := secret.Prepare(ctx, d, secret.Key{})
@@ -140,9 +154,7 @@ func TestPrepareRefusesTheWrongKey(t *testing.T) {
 			is.True(strings.Contains(ae.Message, k.ID()))
 			is.True(strings.Contains(ae.Remedy, secret.EnvKey))
 		}
-		hook, _, _ := stored(t, d)
-		id, _ := secret.KeyID([]byte(hook))
-		is.Equal(id, k.ID()) // nothing was touched
+		is.NoErr(l.open(k, stored(t, d))) // nothing was touched
 	})
 }
 
@@ -167,41 +179,29 @@ func TestRotate(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		hookID, wsID, keyID := plainRows(t, d)
 		old := secret.TestKey()
-		_, err := secret.Prepare(ctx, d, old)
-		is.NoErr(err)
-		hook, booking, answer := stored(t, d)
+		l, v := sealedRows(t, d, old)
 
 		// A key that did not seal them changes nothing.
 		wrong, _, _ := secret.Generate()
 		next, _, _ := secret.Generate()
-		_, err = secret.Rotate(ctx, d, wrong, next)
-		is.True(errors.Is(err, secret.ErrOtherKey))
-		h, b, a := stored(t, d)
-		is.Equal(h, hook)
-		is.Equal(b, booking)
-		is.Equal(string(a), string(answer))
+		_, err := secret.Rotate(ctx, d, wrong, next)
+		var ae *apikit.Error
+		is.True(errors.As(err, &ae))
+		is.True(strings.Contains(ae.Message, old.ID()))
+		is.Equal(stored(t, d), v)
 
 		n, err := secret.Rotate(ctx, d, old, next)
 		is.NoErr(err)
 		is.Equal(n, 3)
-		h, b, a = stored(t, d)
-		for _, v := range []string{h, b, string(a)} {
-			id, ok := secret.KeyID([]byte(v))
+		rotated := stored(t, d)
+		for _, b := range rotated {
+			id, ok := secret.KeyID(b)
 			is.True(ok)
 			is.Equal(id, next.ID())
 		}
-		got, err := next.OpenString(h, secret.WebhookSecrets.AAD(hookID))
-		is.NoErr(err)
-		is.Equal(got, "whsec_plainwebhook")
-		got, err = next.OpenString(b, secret.BookingSecrets.AAD(wsID, "calcom"))
-		is.NoErr(err)
-		is.Equal(got, "plain-cal-secret")
-		_, err = next.Open(a, secret.StoredAnswers.AAD(keyID, "k/1"))
-		is.NoErr(err)
-		_, err = old.OpenString(h, secret.WebhookSecrets.AAD(hookID))
-		is.True(errors.Is(err, secret.ErrOtherKey))
+		is.NoErr(l.open(next, rotated))
+		is.True(errors.Is(l.open(old, rotated), secret.ErrOtherKey))
 
 		// The server starts with the new key only.
 		_, err = secret.Prepare(ctx, d, old)
