@@ -25,6 +25,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 )
 
@@ -67,11 +68,62 @@ type Service struct {
 	clock apikit.Clock
 	leads Leads
 	log   events.Emitter
+	key   secret.Key
 }
 
-// NewService returns the bookings service on d.
-func NewService(d *db.DB, clock apikit.Clock, ls Leads, log events.Emitter) *Service {
-	return &Service{db: d, clock: clock, leads: ls, log: log}
+// NewService returns the bookings service on d. The providers' signing
+// secrets are stored sealed under key; without a key, SetSecrets refuses
+// with secret.ErrNoKey.
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, log events.Emitter, key secret.Key) *Service {
+	return &Service{db: d, clock: clock, leads: ls, log: log, key: key}
+}
+
+// Secrets are the signing secrets of the scheduling providers whose
+// webhooks book meetings for a workspace (POST /inbound/calcom/{workspace_id}
+// and /inbound/calendly/{workspace_id}): a setup file's bookings.
+type Secrets struct {
+	CalCom   string `yaml:"calcom_secret"`
+	Calendly string `yaml:"calendly_secret"`
+}
+
+// SetSecrets stores the workspace's providers' signing secrets, sealed
+// under the server's key with the workspace and provider as associated
+// data, in the transaction ctx carries, and returns a line per secret that
+// changed. An empty secret keeps the stored one; the same secret again
+// changes nothing.
+// Returns E_CONFLICT on a server without a secret key.
+func (svc *Service) SetSecrets(ctx context.Context, workspaceID string, s Secrets) ([]string, error) {
+	var changes []string
+	for _, b := range [][2]string{{CalCom, s.CalCom}, {Calendly, s.Calendly}} {
+		provider, plain := b[0], b[1]
+		if plain == "" {
+			continue
+		}
+		aad := secret.BookingSecrets.AAD(workspaceID, provider)
+		var stored []string
+		if err := svc.db.IDB(ctx).NewSelect().Table("booking_secrets").Column("secret").Where("workspace_id = ? AND provider = ?", workspaceID, provider).
+			Scan(ctx, &stored); err != nil {
+			return nil, err
+		}
+		// A value that does not open (sealed under a key since replaced)
+		// is simply replaced by the one the file gives.
+		if len(stored) > 0 {
+			if was, err := svc.key.OpenString(stored[0], aad); err == nil && was == plain {
+				continue
+			}
+		}
+		sealed, err := svc.key.SealString(plain, aad)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := svc.db.IDB(ctx).NewRaw(`INSERT INTO booking_secrets (workspace_id, provider, secret, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (workspace_id, provider) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at`,
+			workspaceID, provider, sealed, svc.clock.Now()).Exec(ctx); err != nil {
+			return nil, err
+		}
+		changes = append(changes, provider+" booking secret set")
+	}
+	return changes, nil
 }
 
 // Errors of Receive, each with the HTTP status a provider should see.
@@ -132,8 +184,9 @@ func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
 	return added, err
 }
 
-// secret returns the workspace's signing secret for provider.
-func (svc *Service) secret(ctx context.Context, workspaceID, provider string) (string, error) {
+// signingSecret returns the workspace's signing secret for provider,
+// opened.
+func (svc *Service) signingSecret(ctx context.Context, workspaceID, provider string) (string, error) {
 	if !apikit.ValidID(workspaceID) {
 		return "", ErrUnknownWorkspace
 	}
@@ -145,7 +198,7 @@ func (svc *Service) secret(ctx context.Context, workspaceID, provider string) (s
 	if len(s) == 0 {
 		return "", ErrUnknownWorkspace
 	}
-	return s[0], nil
+	return svc.key.OpenString(s[0], secret.BookingSecrets.AAD(workspaceID, provider))
 }
 
 // Verify reads a provider's webhook for a workspace: it verifies the
@@ -155,7 +208,7 @@ func (svc *Service) secret(ctx context.Context, workspaceID, provider string) (s
 // booking), so that the provider does not retry it.
 // Returns ErrUnknownWorkspace, ErrBadSignature or ErrUnreadable.
 func (svc *Service) Verify(ctx context.Context, provider, workspaceID string, h http.Header, body []byte) (*Booking, error) {
-	secret, err := svc.secret(ctx, workspaceID, provider)
+	secret, err := svc.signingSecret(ctx, workspaceID, provider)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/workspace"
 )
@@ -40,8 +41,7 @@ func setup(t *testing.T, d *db.DB) *bundle {
 	log := events.NewLog(d, clock)
 	wss := workspace.NewService(d, clock)
 	if _, err := wss.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "acme",
-		Members:  []workspace.MemberSpec{{Email: "owner@acme.test", Role: apikit.RoleOwner}},
-		Bookings: workspace.BookingsSpec{CalCom: "cal-secret", Calendly: "cly-secret"}}}}); err != nil {
+		Members: []workspace.MemberSpec{{Email: "owner@acme.test", Role: apikit.RoleOwner}}}}}); err != nil {
 		t.Fatal(err)
 	}
 	w, err := wss.ByName(ctx, "acme")
@@ -54,7 +54,11 @@ func setup(t *testing.T, d *db.DB) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bundle{svc: bookings.NewService(d, clock, ls, log), ws: w.ID, lead: res.Lead.ID, clock: clock}
+	svc := bookings.NewService(d, clock, ls, log, secret.TestKey())
+	if _, err := svc.SetSecrets(ctx, w.ID, bookings.Secrets{CalCom: "cal-secret", Calendly: "cly-secret"}); err != nil {
+		t.Fatal(err)
+	}
+	return &bundle{svc: svc, ws: w.ID, lead: res.Lead.ID, clock: clock}
 }
 
 func calcom(uid, start, email string) string {

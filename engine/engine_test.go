@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
@@ -94,7 +95,7 @@ func newEngine(t testing.TB, d *db.DB, extra string) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := setup.Apply(ctx, d, clock, f); err != nil {
+	if _, err := setup.Apply(ctx, d, clock, secret.TestKey(), f); err != nil {
 		t.Fatal(err)
 	}
 	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})

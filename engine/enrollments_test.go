@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/setup"
 )
 
@@ -165,7 +166,7 @@ func TestChangedStepsKeepTheirPlaceOrFailAsRemoved(t *testing.T) {
           - {id: gap, type: wait, days: 2, next: end}
 `))
 		is.NoErr(err)
-		_, err = setup.Apply(ctx, d, e.clock, f)
+		_, err = setup.Apply(ctx, d, e.clock, secret.TestKey(), f)
 		is.NoErr(err)
 		e.activate("Two")
 		_, err = d.NewUpdate().Table("enrollments").Set("step_id = 'again'").Where("lead_id = ?", ann).Exec(ctx)

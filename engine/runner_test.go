@@ -15,6 +15,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
@@ -498,7 +499,7 @@ func TestWhyNotSending(t *testing.T) {
 		// A sender paused by the setup holds its enrollments.
 		f, err := setup.Decode(strings.NewReader(strings.Replace(engineSetup, "premium: true,", "premium: true, status: paused,", 1)))
 		is.NoErr(err)
-		_, err = setup.Apply(ctx, d, e.clock, f)
+		_, err = setup.Apply(ctx, d, e.clock, secret.TestKey(), f)
 		is.NoErr(err)
 		e.enrol("Berlin CTOs", e.lead("Late Comer", nil))
 		e.runUntil(monday.Add(50 * time.Hour))
@@ -522,7 +523,7 @@ func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
 		is.Equal(len(e.net.Performed()), 2) // visit and invite
 		f, err := setup.Decode(strings.NewReader(strings.Replace(engineSetup, "companies: [Umbrella]", "companies: [Umbrella, Initrode]", 1)))
 		is.NoErr(err)
-		_, err = setup.Apply(ctx, d, e.clock, f)
+		_, err = setup.Apply(ctx, d, e.clock, secret.TestKey(), f)
 		is.NoErr(err)
 		e.runUntil(monday.Add(10 * 24 * time.Hour))
 		en := e.enrollment(ann)

@@ -18,6 +18,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
@@ -39,6 +40,10 @@ type Config struct {
 	// through, by a sender's transport name (UseTransports sets them
 	// later).
 	Transports map[string]senders.Transport
+	// SecretKey seals the secrets the platform stores (webhook signing
+	// secrets, booking secrets); the zero key stores none, and creating
+	// one is refused.
+	SecretKey secret.Key
 }
 
 // Platform is every area of leadline wired together on one database and
@@ -46,6 +51,7 @@ type Config struct {
 type Platform struct {
 	DB          *db.DB
 	Clock       apikit.Clock
+	SecretKey   secret.Key
 	Logger      *slog.Logger
 	Log         *events.Log
 	Workspaces  *workspace.Service
@@ -74,14 +80,14 @@ func New(cfg Config) *Platform {
 		cfg.Logger = slog.Default()
 	}
 	d, clock := cfg.DB, cfg.Clock
-	p := &Platform{DB: d, Clock: clock, Logger: cfg.Logger, Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
-	p.Webhooks = webhooks.NewService(d, clock, p.Log, cfg.Webhooks)
+	p := &Platform{DB: d, Clock: clock, SecretKey: cfg.SecretKey, Logger: cfg.Logger, Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
+	p.Webhooks = webhooks.NewService(d, clock, p.Log, cfg.Webhooks, cfg.SecretKey)
 	p.Reports = reports.NewService(d, clock, p.Log)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Log)
-	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log)
+	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Log, cfg.SecretKey)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
 	p.Inbox.StopWith(stopper{p.Enrollments})

@@ -9,6 +9,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/webhooks"
@@ -37,7 +38,7 @@ func BenchmarkWritePath(b *testing.B) {
 		logs := map[string]*events.Log{}
 		for _, name := range []string{"outbox", "rollups"} {
 			log := events.NewLog(d, clock)
-			webhooks.NewService(d, clock, log, webhooks.Guard{})
+			webhooks.NewService(d, clock, log, webhooks.Guard{}, secret.Key{})
 			if name == "rollups" {
 				reports.NewService(d, clock, log)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -24,10 +25,9 @@ func TestInboundBookings(t *testing.T) {
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
-		_, err := e.ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{Name: "acme",
-			Bookings: workspace.BookingsSpec{CalCom: "cal-secret", Calendly: "cly-secret"}}}})
-		is.NoErr(err)
 		w, _ := e.ws.ByName(ctx, "acme")
+		_, err := e.srv.bookings.SetSecrets(ctx, w.ID, bookings.Secrets{CalCom: "cal-secret", Calendly: "cly-secret"})
+		is.NoErr(err)
 		ann := e.lead("member", map[string]any{"name": "Ann Lee", "email_work": "ann@example.test"})["id"].(string)
 		// A webhook subscribed to meeting.booked sees the booking.
 		is.Equal(e.call("POST", "/v1/webhooks", "manager", map[string]any{"url": "https://127.0.0.1:9/h", "events": []string{"meeting.booked"}}).Status, 201)
@@ -105,10 +105,10 @@ func TestInboundBookingsRefuseBadInputCleanly(t *testing.T) {
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
-		spec := workspace.WorkspaceSpec{Name: "acme", Bookings: workspace.BookingsSpec{CalCom: "cal-secret"}}
-		_, err := e.ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{spec}})
-		is.NoErr(err)
 		w, _ := e.ws.ByName(ctx, "acme")
+		_, err := e.srv.bookings.SetSecrets(ctx, w.ID, bookings.Secrets{CalCom: "cal-secret"})
+		is.NoErr(err)
+		spec := workspace.WorkspaceSpec{Name: "acme"}
 		path := "/inbound/calcom/" + w.ID
 		for name, body := range map[string]string{
 			"NUL in uid":     `{"triggerEvent":"BOOKING_CREATED","payload":{"uid":"bk\u0000","startTime":"2026-11-05T14:00:00Z","attendees":[{"email":"a@b.test"}]}}`,

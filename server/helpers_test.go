@@ -17,6 +17,7 @@ import (
 	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/webhooks"
@@ -67,7 +68,7 @@ func newEnv(t testing.TB, d *db.DB, limits RateLimits) *env {
 	clock := apikit.NewFakeClock(t0)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: logger,
-		Webhooks: webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
+		Webhooks: webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, SecretKey: secret.TestKey()})
 	srv := New(Config{Platform: pl, Logger: logger, Limits: limits})
 	e := &env{t: t, db: d, srv: srv, pl: pl, handler: srv.Handler(), clock: clock, ws: srv.workspaces, keys: map[string]string{}, ids: map[string]string{}}
 	ctx := context.Background()

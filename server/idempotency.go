@@ -12,6 +12,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 )
 
 const (
@@ -50,10 +51,15 @@ type idemRecord struct {
 }
 
 // idempotency stores answers to writes sent with an Idempotency-Key, per
-// API key, in the database so that every replica sees them.
+// API key, in the database so that every replica sees them. An answer can
+// carry a secret (a new webhook's signing secret), so every stored answer
+// is sealed under the server's key, with the API key and Idempotency-Key
+// as associated data; a replay answers it in full. A server without a key
+// cannot create such secrets and stores answers as they are.
 type idempotency struct {
 	db    *db.DB
 	clock apikit.Clock
+	key   secret.Key
 	// ticks starts the heartbeat of one running request: a channel that
 	// ticks and a stop function. Tests drive it by hand.
 	ticks func() (<-chan time.Time, func())
@@ -61,8 +67,8 @@ type idempotency struct {
 	renewed chan struct{}
 }
 
-func newIdempotency(d *db.DB, clock apikit.Clock) *idempotency {
-	return &idempotency{db: d, clock: clock, ticks: func() (<-chan time.Time, func()) {
+func newIdempotency(d *db.DB, clock apikit.Clock, key secret.Key) *idempotency {
+	return &idempotency{db: d, clock: clock, key: key, ticks: func() (<-chan time.Time, func()) {
 		t := time.NewTicker(heartbeatEvery)
 		return t.C, t.Stop
 	}}
@@ -132,7 +138,15 @@ func (s *idempotency) lookup(ctx context.Context, keyID, idemKey string) (*idemR
 	if db.IsNoRows(err) {
 		return nil, nil
 	}
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	if secret.IsSealed(r.Body) {
+		if r.Body, err = s.key.Open(r.Body, secret.StoredAnswers.AAD(keyID, idemKey)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // reserve marks (keyID, idemKey) as running for this request. It reports
@@ -159,8 +173,14 @@ func (s *idempotency) reserve(ctx context.Context, keyID, idemKey, fp string) (b
 	return n == 1, err
 }
 
-// complete stores the answer to replay.
+// complete stores the answer to replay, sealed when the server has a key.
 func (s *idempotency) complete(ctx context.Context, keyID, idemKey string, status int, headers map[string]string, body []byte) error {
+	if !s.key.IsZero() {
+		var err error
+		if body, err = s.key.Seal(body, secret.StoredAnswers.AAD(keyID, idemKey)); err != nil {
+			return err
+		}
+	}
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		_, err := s.db.IDB(ctx).NewUpdate().Model((*idemRecord)(nil)).
 			Set("state = ?", idemDone).Set("status = ?", status).Set("headers = ?", headers).Set("body = ?", body).

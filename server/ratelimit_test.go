@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 )
 
 var smallLimits = RateLimits{Read: 5, Write: 4, Spend: 2}
@@ -200,7 +201,7 @@ func TestSQLiteCountsSurviveARestart(t *testing.T) {
 	is.NoErr(e.srv.Flush(context.Background()))
 	localByPath.Delete(d.Path) // what a new process starts with
 
-	restarted := New(Config{DB: d, Clock: e.clock, Limits: smallLimits, Logger: e.srv.logger})
+	restarted := New(Config{DB: d, Clock: e.clock, Limits: smallLimits, Logger: e.srv.logger, SecretKey: secret.TestKey()})
 	e.handler = restarted.Handler()
 	r := e.call("GET", "/v1/me", "viewer", nil)
 	is.Equal(r.Status, 200)

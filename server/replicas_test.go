@@ -15,6 +15,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -36,7 +37,8 @@ func TestReplicasShareLimitsAndIdempotency(t *testing.T) {
 			}
 			limits := RateLimits{Read: 30, Write: 8, Spend: 5}
 			e := newEnv(t, open(), limits)
-			replica := New(Config{DB: open(), Clock: e.clock, Limits: limits, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
+			replica := New(Config{DB: open(), Clock: e.clock, Limits: limits, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				SecretKey: secret.TestKey()}).Handler()
 			handlers := []http.Handler{e.handler, replica}
 
 			send := func(i int, method, path, body string, headers ...string) *httptest.ResponseRecorder {

@@ -20,6 +20,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/reports"
@@ -49,6 +50,10 @@ type Config struct {
 	// Webhooks decides which webhook endpoints may be reached, for a
 	// platform New builds; the zero value allows public addresses only.
 	Webhooks webhooks.Guard
+	// SecretKey seals what the server keeps secret: webhook signing
+	// secrets, scheduling providers' secrets and stored idempotent answers.
+	// The zero Key is none: webhooks are then refused (E_CONFLICT).
+	SecretKey secret.Key
 }
 
 // Server is leadline's HTTP API.
@@ -87,9 +92,10 @@ func New(cfg Config) *Server {
 	}
 	pl := cfg.Platform
 	if pl == nil {
-		pl = platform.New(platform.Config{DB: cfg.DB, Clock: cfg.Clock, Logger: cfg.Logger, Webhooks: cfg.Webhooks, Transports: cfg.Transports})
+		pl = platform.New(platform.Config{DB: cfg.DB, Clock: cfg.Clock, Logger: cfg.Logger, Webhooks: cfg.Webhooks, Transports: cfg.Transports,
+			SecretKey: cfg.SecretKey})
 	}
-	cfg.DB, cfg.Clock = pl.DB, pl.Clock
+	cfg.DB, cfg.Clock, cfg.SecretKey = pl.DB, pl.Clock, pl.SecretKey
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: pl.Workspaces, events: pl.Log,
@@ -104,7 +110,7 @@ func New(cfg Config) *Server {
 		inbound:     pl.Inbound,
 		reports:     pl.Reports,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
-		idem:        newIdempotency(cfg.DB, cfg.Clock),
+		idem:        newIdempotency(cfg.DB, cfg.Clock, cfg.SecretKey),
 		mux:         http.NewServeMux(),
 	}
 

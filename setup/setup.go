@@ -12,11 +12,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -31,6 +34,7 @@ type File struct {
 // Workspace is one workspace of a setup file with what it owns.
 type Workspace struct {
 	workspace.WorkspaceSpec `yaml:",inline"`
+	Bookings                bookings.Secrets `yaml:"bookings"`
 	Senders                 []senders.Spec   `yaml:"senders"`
 	Sequences               []sequences.Spec `yaml:"sequences"`
 }
@@ -62,9 +66,10 @@ func ReadFile(path string) (File, error) {
 }
 
 // Apply applies f on d in one transaction and returns one line per change.
+// The providers' signing secrets (bookings) are stored sealed under key.
 // Nothing is changed when any part is invalid.
-func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string, error) {
-	pl := platform.New(platform.Config{DB: d, Clock: clock})
+func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, key secret.Key, f File) ([]string, error) {
+	pl := platform.New(platform.Config{DB: d, Clock: clock, SecretKey: key})
 	ws, ss, qs, es := pl.Workspaces, pl.Senders, pl.Sequences, pl.Enrollments
 	var changes []string
 	err := d.InTx(ctx, func(ctx context.Context) error {
@@ -75,6 +80,10 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 				return err
 			}
 			changes = append(changes, c...)
+			c0, err := pl.Bookings.SetSecrets(ctx, w.ID, spec.Bookings)
+			if err != nil {
+				return prefix(spec.Name, err)
+			}
 			c, err = ss.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone, Clients: clients}, spec.Senders)
 			if err != nil {
 				return prefix(spec.Name, err)
@@ -86,7 +95,7 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, f File) ([]string,
 			if err := es.SetupChanged(ctx, w.ID); err != nil {
 				return err
 			}
-			for _, line := range append(c, c2...) {
+			for _, line := range slices.Concat(c0, c, c2) {
 				changes = append(changes, fmt.Sprintf("workspace %s: %s", spec.Name, line))
 			}
 		}

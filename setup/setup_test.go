@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/setup"
@@ -48,7 +49,7 @@ func TestApplySequences(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return setup.Apply(ctx, d, clock, f)
+			return setup.Apply(ctx, d, clock, secret.TestKey(), f)
 		}
 		changes, err := apply(file)
 		is.NoErr(err)
@@ -103,7 +104,7 @@ func TestApplyRefusesMachineTimezones(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = setup.Apply(ctx, d, clock, f)
+			_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
 			return err
 		}
 		for _, tz := range []string{"Local", "localtime", "posixrules", "posix/Europe/Berlin", "right/UTC", "/etc/localtime", "Europe/../UTC", "Mars/Olympus"} {
@@ -136,7 +137,7 @@ func TestApplyRefusesLineBreaksInOneLineFields(t *testing.T) {
 		apply := func(text string) error {
 			f, err := setup.Decode(strings.NewReader(text))
 			is.NoErr(err)
-			_, err = setup.Apply(ctx, d, clock, f)
+			_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
 			return err
 		}
 		for _, bad := range []string{`\r\nBcc: x@evil.test`, `\t`, `\u2028`, `\x7f`, `\x85`} {

@@ -28,6 +28,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
@@ -52,6 +53,9 @@ type Config struct {
 	Out io.Writer
 	// Logger receives the runner's errors; nil discards them.
 	Logger *slog.Logger
+	// Key seals the secrets the setup file gives (bookings); the zero Key
+	// refuses them.
+	Key secret.Key
 }
 
 // Result is what a simulation did and what the sandbox saw.
@@ -118,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	end := time.Date(day.Year(), day.Month(), day.Day()+cfg.Days, 0, 0, 0, 0, loc).UTC()
 	clock := apikit.NewFakeClock(start)
 	d := cfg.DB
-	if _, err := setup.Apply(ctx, d, clock, cfg.Setup); err != nil {
+	if _, err := setup.Apply(ctx, d, clock, cfg.Key, cfg.Setup); err != nil {
 		return nil, err
 	}
 	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: cfg.Logger})

@@ -13,6 +13,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sandbox"
@@ -48,7 +49,7 @@ func TestTasks(t *testing.T) {
 		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)) // 10:00 in Berlin, a Monday
 		f, err := setup.Decode(strings.NewReader(file))
 		is.NoErr(err)
-		_, err = setup.Apply(ctx, d, clock, f)
+		_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
 		is.NoErr(err)
 		pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 		w, err := pl.Workspaces.ByName(ctx, "acme")

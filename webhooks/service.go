@@ -10,6 +10,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 )
 
 // Service holds the webhook rules.
@@ -17,15 +18,22 @@ type Service struct {
 	db    *db.DB
 	clock apikit.Clock
 	guard Guard
+	key   secret.Key
 }
 
 // NewService returns the webhooks service on d and registers its outbox on
 // the activity log: every event a subscribed webhook wants gets a delivery
-// in the transaction that writes the event.
-func NewService(d *db.DB, clock apikit.Clock, log *events.Log, guard Guard) *Service {
-	svc := &Service{db: d, clock: clock, guard: guard}
+// in the transaction that writes the event. Signing secrets are stored
+// sealed under key; without a key, Create refuses with secret.ErrNoKey.
+func NewService(d *db.DB, clock apikit.Clock, log *events.Log, guard Guard, key secret.Key) *Service {
+	svc := &Service{db: d, clock: clock, guard: guard, key: key}
 	log.OnEmit(svc.enqueue)
 	return svc
+}
+
+// signingSecret opens w's signing secret.
+func (svc *Service) signingSecret(w *Webhook) (string, error) {
+	return svc.key.OpenString(w.Secret, secret.WebhookSecrets.AAD(w.ID))
 }
 
 // Guard is the service's endpoint guard.
@@ -164,10 +172,12 @@ type Created struct {
 	Secret string `json:"secret" doc:"whsec_…: signs every delivery. Shown only now; store it."`
 }
 
-// Create subscribes an endpoint.
-// Returns E_FORBIDDEN off the pro plan or for a scoped key, and
+// Create subscribes an endpoint. Its signing secret is stored sealed under
+// the server's key, with the webhook's id as associated data.
+// Returns E_FORBIDDEN off the pro plan or for a scoped key,
 // E_PAYLOAD_INVALID for an unknown event type or a URL that is not https
-// or does not resolve to public addresses.
+// or does not resolve to public addresses, and E_CONFLICT on a server
+// without a secret key.
 func (svc *Service) Create(ctx context.Context, p apikit.Principal, in CreateInput) (*Created, error) {
 	if err := allowed(p); err != nil {
 		return nil, err
@@ -183,15 +193,19 @@ func (svc *Service) Create(ctx context.Context, p apikit.Principal, in CreateInp
 		return nil, apikit.Invalid("url: "+err.Error()+".", "Use an https URL of a public endpoint.")
 	}
 	now := svc.clock.Now()
-	w := &Webhook{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, URL: in.URL, Events: types, Secret: NewSecret(), Enabled: true,
+	plain := NewSecret()
+	w := &Webhook{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, URL: in.URL, Events: types, Enabled: true,
 		CreatedAt: now, UpdatedAt: now}
+	if w.Secret, err = svc.key.SealString(plain, secret.WebhookSecrets.AAD(w.ID)); err != nil {
+		return nil, err
+	}
 	if in.Description != "" {
 		w.Description = &in.Description
 	}
 	if _, err := svc.db.IDB(ctx).NewInsert().Model(w).Exec(ctx); err != nil {
 		return nil, err
 	}
-	return &Created{Webhook: *w, Secret: w.Secret}, nil
+	return &Created{Webhook: *w, Secret: plain}, nil
 }
 
 func checkTypes(in []string) (Types, error) {

@@ -16,7 +16,7 @@ type Webhook struct {
 	URL                 string     `bun:"url" json:"url"`
 	Events              Types      `bun:"events" json:"events" doc:"[\"*\"] for every event, or the chosen types."`
 	Description         *string    `bun:"description" json:"description"`
-	Secret              string     `bun:"secret" json:"-"`
+	Secret              string     `bun:"secret" json:"-"` // sealed under the server's key (internal/secret)
 	Enabled             bool       `bun:"enabled" json:"enabled"`
 	ConsecutiveFailures int        `bun:"consecutive_failures" json:"consecutive_failures" doc:"Failed deliveries in a row; at 50 the webhook is switched off."`
 	DisabledAt          *time.Time `bun:"disabled_at" json:"disabled_at" doc:"When it was switched off after 50 failed deliveries in a row."`

@@ -21,6 +21,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
@@ -88,10 +89,69 @@ func newFixture(t *testing.T, d *db.DB, plan string) *fixture {
 	}
 	f := &fixture{d: d, clock: clock, log: events.NewLog(d, clock), rec: newReceiver(t),
 		p: apikit.Principal{WorkspaceID: w.ID, Plan: w.Plan, Role: apikit.RoleManager}}
-	f.svc = webhooks.NewService(d, clock, f.log, loopback)
+	f.svc = webhooks.NewService(d, clock, f.log, loopback, secret.TestKey())
 	tlsc := f.rec.Client().Transport.(*http.Transport).TLSClientConfig
 	f.worker = f.svc.NewWorker(loopback.Client(tlsc), nil)
 	return f
+}
+
+// A copy of the database reveals no signing secret: the stored value is
+// sealed under the server's key, bound to its webhook, and deliveries are
+// still signed with the secret the webhook was created with.
+func TestSigningSecretSealed(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		f := newFixture(t, d, apikit.PlanPro)
+		w, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL + "/hooks", Events: []string{"*"}})
+		is.NoErr(err)
+		is.True(strings.HasPrefix(w.Secret, "whsec_"))
+		is.True(secret.IsSealed([]byte(w.Webhook.Secret)))
+
+		var raw []string
+		is.NoErr(d.NewRaw("SELECT secret FROM webhooks").Scan(ctx, &raw))
+		is.Equal(len(raw), 1)
+		is.True(!strings.Contains(raw[0], "whsec_"))
+		is.True(!strings.Contains(raw[0], strings.TrimPrefix(w.Secret, "whsec_")))
+		id, _ := secret.KeyID([]byte(raw[0]))
+		is.Equal(id, secret.TestKey().ID())
+		opened, err := secret.TestKey().OpenString(raw[0], secret.WebhookSecrets.AAD(w.ID))
+		is.NoErr(err)
+		is.Equal(opened, w.Secret)
+
+		f.emit(t, "lead.created", 1)
+		is.Equal(f.tick(t), 1)
+		is.NoErr(webhooks.Verify(w.Secret, f.rec.got[0], f.rec.bodies[0], 5*time.Minute, f.clock.Now()))
+
+		// A value moved from another webhook does not open: the delivery
+		// fails its attempt instead of being signed with that secret.
+		other, err := f.svc.Create(ctx, f.p, webhooks.CreateInput{URL: f.rec.URL + "/other", Events: []string{"*"}})
+		is.NoErr(err)
+		_, err = d.NewRaw("UPDATE webhooks SET secret = ? WHERE id = ?", raw[0], other.ID).Exec(ctx)
+		is.NoErr(err)
+		f.emit(t, "lead.created", 1)
+		is.Equal(f.tick(t), 2)
+		is.Equal(f.rec.count(), 2) // only the first webhook's delivery went out
+		failed := f.delivery(t, webhooks.Pending)
+		is.Equal(len(failed), 1)
+		is.Equal(failed[0].WebhookID, other.ID)
+		is.True(strings.Contains(*failed[0].LastError, "signing secret"))
+	})
+}
+
+// A server without a secret key refuses to create a webhook, clearly.
+func TestCreateWithoutKey(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		f := newFixture(t, d, apikit.PlanPro)
+		svc := webhooks.NewService(d, f.clock, events.NewLog(d, f.clock), loopback, secret.Key{})
+		_, err := svc.Create(context.Background(), f.p, webhooks.CreateInput{URL: f.rec.URL + "/hooks", Events: []string{"*"}})
+		is.Equal(apikit.ErrorCode(err), apikit.EConflict)
+		is.True(strings.Contains(err.Error(), secret.EnvKey))
+		var n []int
+		is.NoErr(d.NewRaw("SELECT count(*) FROM webhooks").Scan(context.Background(), &n))
+		is.Equal(n[0], 0)
+	})
 }
 
 // emit writes events of kind in one transaction.

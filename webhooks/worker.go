@@ -170,8 +170,17 @@ func (w *Worker) send(ctx context.Context, batch []Delivery) error {
 	if err := w.svc.db.NewSelect().Model(&ws).Where("wh.id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
 		return err
 	}
+	// Each webhook's signing secret is opened once per batch; one that does
+	// not open fails its deliveries' attempts, not the whole batch.
+	secrets := map[string]string{}
 	for i := range ws {
 		hooks[ws[i].ID] = &ws[i]
+		s, err := w.svc.signingSecret(&ws[i])
+		if err != nil {
+			w.logger.Error("webhooks: cannot open a webhook's signing secret", "webhook_id", ws[i].ID, "error", err)
+			continue
+		}
+		secrets[ws[i].ID] = s
 	}
 	results := make([]outcome, len(batch))
 	all := make(chan struct{}, max(1, w.Concurrency))
@@ -186,12 +195,17 @@ func (w *Worker) send(ctx context.Context, batch []Delivery) error {
 			results[i] = outcome{err: "the webhook is switched off or deleted"}
 			continue
 		}
+		key, ok := secrets[h.ID]
+		if !ok {
+			results[i] = outcome{err: "the webhook's signing secret cannot be opened with this server's secret key"}
+			continue
+		}
 		wg.Add(1)
 		all <- struct{}{}
 		per[h.ID] <- struct{}{}
 		go func() {
 			defer wg.Done()
-			results[i] = w.attempt(ctx, d, h)
+			results[i] = w.attempt(ctx, d, h, key)
 			<-per[h.ID]
 			<-all
 		}()
@@ -200,8 +214,8 @@ func (w *Worker) send(ctx context.Context, batch []Delivery) error {
 	return w.svc.db.InTx(ctx, func(ctx context.Context) error { return w.record(ctx, batch, hooks, results) })
 }
 
-// attempt posts one delivery.
-func (w *Worker) attempt(ctx context.Context, d *Delivery, h *Webhook) outcome {
+// attempt posts one delivery, signed with the webhook's secret.
+func (w *Worker) attempt(ctx context.Context, d *Delivery, h *Webhook, secret string) outcome {
 	ts := w.svc.clock.Now()
 	body := []byte(d.Payload)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
@@ -212,7 +226,7 @@ func (w *Worker) attempt(ctx context.Context, d *Delivery, h *Webhook) outcome {
 	req.Header.Set("User-Agent", "leadline-webhooks/1")
 	req.Header.Set(HeaderID, d.ID)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
-	req.Header.Set(HeaderSignature, Sign(h.Secret, d.ID, ts, body))
+	req.Header.Set(HeaderSignature, Sign(secret, d.ID, ts, body))
 	res, err := w.client.Do(req)
 	if err != nil {
 		msg := err.Error()

@@ -31,15 +31,6 @@ type WorkspaceSpec struct {
 	Tags      []string      `yaml:"tags"`
 	Lists     []string      `yaml:"lists"`
 	Blacklist BlacklistSpec `yaml:"blacklist"`
-	Bookings  BookingsSpec  `yaml:"bookings"`
-}
-
-// BookingsSpec holds the signing secrets of the scheduling providers whose
-// webhooks book meetings (POST /inbound/calcom/{workspace_id} and
-// /inbound/calendly/{workspace_id}).
-type BookingsSpec struct {
-	CalCom   string `yaml:"calcom_secret"`
-	Calendly string `yaml:"calendly_secret"`
 }
 
 // MemberSpec is a member by email. Active defaults to true.
@@ -192,22 +183,6 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) (*Workspace, [
 		w.UpdatedAt = now
 		if err := s.store.SaveWorkspace(ctx, w, insert); err != nil {
 			return nil, nil, err
-		}
-	}
-
-	for _, b := range [][2]string{{"calcom", ws.Bookings.CalCom}, {"calendly", ws.Bookings.Calendly}} {
-		provider, secret := b[0], b[1]
-		if secret == "" {
-			continue
-		}
-		changed, err := db.Changed(s.db.IDB(ctx).NewRaw(`INSERT INTO booking_secrets (workspace_id, provider, secret, updated_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (workspace_id, provider) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at
-			WHERE booking_secrets.secret <> excluded.secret`, w.ID, provider, secret, now).Exec(ctx))
-		if err != nil {
-			return nil, nil, err
-		}
-		if changed {
-			say("%s booking secret set", provider)
 		}
 	}
 

@@ -59,7 +59,7 @@ func main() {
 	clock := apikit.NewFakeClock(start)
 	f, err := setup.Decode(strings.NewReader(benchSetup("engine", 50)))
 	benchkit.Check(err)
-	_, err = setup.Apply(ctx, d, clock, f)
+	_, err = setup.Apply(ctx, d, clock, benchkit.Key(), f)
 	benchkit.Check(err)
 	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 	ws, ls, qs, es := pl.Workspaces, pl.Leads, pl.Sequences, pl.Enrollments

@@ -52,7 +52,7 @@ func main() {
 	clock := apikit.NewFakeClock(start)
 	f, err := setup.Decode(strings.NewReader(benchSetup()))
 	benchkit.Check(err)
-	_, err = setup.Apply(ctx, d, clock, f)
+	_, err = setup.Apply(ctx, d, clock, benchkit.Key(), f)
 	benchkit.Check(err)
 	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 	w, err := pl.Workspaces.ByName(ctx, "inbox")

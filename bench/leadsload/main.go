@@ -93,7 +93,8 @@ func main() {
 	}
 
 	limits := server.RateLimits{Read: 1 << 30, Write: 1 << 30, Spend: 1 << 30}
-	srv := server.New(server.Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Limits: limits})
+	srv := server.New(server.Config{DB: d, Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Limits: limits,
+		SecretKey: benchkit.Key()})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	benchkit.Check(err)
 	d.AddQueryHook(sqlTimer{})

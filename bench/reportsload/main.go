@@ -28,6 +28,7 @@ import (
 	"github.com/leadline/leadline/bench/internal/benchkit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/server"
@@ -67,7 +68,7 @@ func main() {
 	if err != nil {
 		f, err := setup.Decode(strings.NewReader(benchSetup()))
 		benchkit.Check(err)
-		_, err = setup.Apply(ctx, d, clock, f)
+		_, err = setup.Apply(ctx, d, clock, benchkit.Key(), f)
 		benchkit.Check(err)
 		w, err = pl.Workspaces.ByName(ctx, "reports")
 		benchkit.Check(err)
@@ -216,7 +217,7 @@ func main() {
 	// webhook outbox and the rollups (as the platform wires it) and by one
 	// with the outbox alone.
 	bare := events.NewLog(d, clock)
-	webhooks.NewService(d, clock, bare, webhooks.Guard{})
+	webhooks.NewService(d, clock, bare, webhooks.Guard{}, secret.Key{})
 	// Rounds alternate, so that the log's growth and the WAL's checkpoints
 	// fall on both alike.
 	var spent [2]time.Duration

@@ -77,8 +77,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer d.Close()
+	key, err := secretKey(ctx, d, *dsn, logger)
+	if err != nil {
+		return err
+	}
 	ts := transports(time.Now().UnixNano())
-	pl := platform.New(platform.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate), Transports: ts})
+	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate), Transports: ts})
 	srv := server.New(server.Config{Platform: pl, Logger: logger, Limits: limits})
 	ln, err := listen(*addr)
 	if err != nil {
@@ -158,7 +162,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
+func cmdApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("apply")
 	file := fs.String("f", "", "setup YAML file")
 	if err := parse(fs, args); err != nil {
@@ -176,7 +180,11 @@ func cmdApply(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	changes, err := setup.Apply(ctx, d, apikit.SystemClock{}, parsed)
+	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
+	if err != nil {
+		return err
+	}
+	changes, err := setup.Apply(ctx, d, apikit.SystemClock{}, key, parsed)
 	if err != nil {
 		return err
 	}

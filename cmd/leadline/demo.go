@@ -72,7 +72,7 @@ const demoHistory = 14 * 24 * time.Hour
 
 const demoLeads = 300
 
-func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
+func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("demo")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -93,7 +93,11 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	spec.WorkspaceSpec = demoWorkspace
-	if _, err := setup.Apply(ctx, d, clock, setup.File{Workspaces: []setup.Workspace{spec}}); err != nil {
+	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
+	if err != nil {
+		return err
+	}
+	if _, err := setup.Apply(ctx, d, clock, key, setup.File{Workspaces: []setup.Workspace{spec}}); err != nil {
 		return err
 	}
 	ws := workspace.NewService(d, apikit.SystemClock{})

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
-	"os"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -96,14 +95,18 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer d.Close()
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	pl := platform.New(platform.Config{DB: d, Logger: logger, Webhooks: webhookGuard(*allowPrivate), Transports: transports(time.Now().UnixNano())})
+	key, err := secretKey(ctx, d, *dsn, logger)
+	if err != nil {
+		return err
+	}
+	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate), Transports: transports(time.Now().UnixNano())})
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
 	go pl.WebhookWorker(nil).Run(ctx, webhookTick)
 	opts.apply(pl.Runner()).Run(ctx, *opts.tick)
 	return nil
 }
 
-func cmdSimulate(ctx context.Context, args []string, stdout io.Writer) error {
+func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("simulate")
 	file := fs.String("f", "", "setup YAML file")
 	days := fs.Int("days", 30, "days to simulate")
@@ -128,9 +131,13 @@ func cmdSimulate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer d.Close()
+	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
+	if err != nil {
+		return err
+	}
 	began := time.Now()
 	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: parsed, Days: *days, Seed: *seed, Leads: *n, Start: *start,
-		Rates: sandbox.DefaultRates, Out: stdout, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Rates: sandbox.DefaultRates, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Key: key})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ var commandHelp = map[string]string{
 	"simulate":        "Usage: leadline simulate -f setup.yaml [flags]\n\nApplies the file, generates synthetic leads, enrols them through the real preview and commit, activates the sequences and runs the real runner\non a simulated clock against the sandbox network. Prints actions per day and per sender, and an audit by the sandbox's own counts;\nexits non-zero when the audit finds a violation.",
 	"events export":   "Usage: leadline events export --workspace NAME [flags]\n\nWrites the workspace's activity log as NDJSON, oldest first.",
 	"reports rebuild": "Usage: leadline reports rebuild --workspace NAME [flags]\n\nRecomputes the workspace's report rollups from its activity log, in one transaction.",
+	"secrets rotate":  strings.TrimSuffix(secretsHelp, "\n"),
 }
 
 const keysHelp = `Usage: leadline keys create|list|revoke [flags]

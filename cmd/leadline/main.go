@@ -35,12 +35,15 @@ Usage:
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]
+  leadline secrets rotate [--db …] [--new-key BASE64]
   leadline version
 
 Every command prints its own usage and flags with --help (or -h).
 
 --db defaults to $LEADLINE_DB, then ./leadline.db; --addr to $LEADLINE_ADDR, then 127.0.0.1:8080;
 --rate-read/write/spend (calls per key per hour) to $LEADLINE_RATE_READ/_WRITE/_SPEND, then the API's limits.
+The secret key that seals webhook and booking secrets is $LEADLINE_SECRET_KEY (32 bytes in base64), else
+the key file beside a SQLite database (FILE.key, created on first start); Postgres needs the variable.
 `
 
 // usageError is a mistake on the command line: exit code 2.
@@ -98,19 +101,21 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "migrate":
 		return cmdMigrate(ctx, args[1:], stdout)
 	case "apply":
-		return cmdApply(ctx, args[1:], stdout)
+		return cmdApply(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args[1:], stdout)
 	case "demo":
-		return cmdDemo(ctx, args[1:], stdout)
+		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		return cmdWork(ctx, args[1:], stdout, stderr)
 	case "simulate":
-		return cmdSimulate(ctx, args[1:], stdout)
+		return cmdSimulate(ctx, args[1:], stdout, stderr)
 	case "events":
 		return cmdEvents(ctx, args[1:], stdout)
 	case "reports":
 		return cmdReports(ctx, args[1:], stdout)
+	case "secrets":
+		return cmdSecrets(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

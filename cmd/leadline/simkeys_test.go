@@ -14,6 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/setup"
 )
@@ -33,7 +34,7 @@ func TestSimulatePrintsAManagerKey(t *testing.T) {
     members: [{email: sdr@solo.test, role: member}]
 `))
 	is.NoErr(err)
-	_, err = setup.Apply(ctx, d, apikit.SystemClock{}, f)
+	_, err = setup.Apply(ctx, d, apikit.SystemClock{}, secret.TestKey(), f)
 	is.NoErr(err)
 
 	keyOf := func() (string, string) {

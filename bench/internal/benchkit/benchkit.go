@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/secret"
 )
 
 // Check stops the script on an error.
@@ -28,6 +29,14 @@ func Open(ctx context.Context, dsn string) *db.DB {
 	_, err = d.Migrate(ctx)
 	Check(err)
 	return d
+}
+
+// Key returns a new random secret key: the scripts seal secrets and
+// stored answers as a server does.
+func Key() secret.Key {
+	k, _, err := secret.Generate()
+	Check(err)
+	return k
 }
 
 // Timed sends warmup and then calls GET requests for path(i) with key
