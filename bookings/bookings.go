@@ -62,11 +62,21 @@ type Leads interface {
 	ByEmail(ctx context.Context, workspaceID, email string) (*leads.Lead, error)
 }
 
+// Conversations is what bookings need of the inbox: the conversation a
+// meeting came from.
+type Conversations interface {
+	// LatestConversation returns the sender, sequence and client of the
+	// lead's latest thread (with senderID, when it is not empty); an empty
+	// sender when the lead has none. Returns only the database's errors.
+	LatestConversation(ctx context.Context, leadID, senderID string) (sender string, sequenceID, clientID *string, err error)
+}
+
 // Service books meetings.
 type Service struct {
 	db    *db.DB
 	clock apikit.Clock
 	leads Leads
+	conv  Conversations
 	log   events.Emitter
 	key   secret.Key
 }
@@ -74,8 +84,10 @@ type Service struct {
 // NewService returns the bookings service on d. The providers' signing
 // secrets are stored sealed under key; without a key, SetSecrets refuses
 // with secret.ErrNoKey.
-func NewService(d *db.DB, clock apikit.Clock, ls Leads, log events.Emitter, key secret.Key) *Service {
-	return &Service{db: d, clock: clock, leads: ls, log: log, key: key}
+// A meeting counts for the conversation conv finds it came from (nil: for
+// none).
+func NewService(d *db.DB, clock apikit.Clock, ls Leads, conv Conversations, log events.Emitter, key secret.Key) *Service {
+	return &Service{db: d, clock: clock, leads: ls, conv: conv, log: log, key: key}
 }
 
 // Secrets are the signing secrets of the scheduling providers whose
@@ -152,21 +164,15 @@ func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
 		// The meeting counts for the conversation it came from: the lead's
 		// latest thread (with the sender, when known), its sequence and
 		// client.
-		var conv struct {
-			SenderID   string  `bun:"sender_id"`
-			SequenceID *string `bun:"sequence_id"`
-			ClientID   *string `bun:"client_id"`
-		}
-		if b.LeadID != nil {
-			q := svc.db.IDB(ctx).NewSelect().Table("threads").Column("sender_id", "sequence_id", "client_id").Where("lead_id = ?", *b.LeadID)
-			if b.SenderID != nil {
-				q = q.Where("sender_id = ?", *b.SenderID)
-			}
-			if err := q.OrderExpr("last_message_at DESC").Limit(1).Scan(ctx, &conv); err != nil && !db.IsNoRows(err) {
+		var sequenceID, clientID *string
+		if b.LeadID != nil && svc.conv != nil {
+			sender, seq, client, err := svc.conv.LatestConversation(ctx, *b.LeadID, apikit.Deref(b.SenderID))
+			if err != nil {
 				return err
 			}
-			if b.SenderID == nil && conv.SenderID != "" {
-				b.SenderID = &conv.SenderID
+			sequenceID, clientID = seq, client
+			if b.SenderID == nil && sender != "" {
+				b.SenderID = &sender
 			}
 		}
 		b.ID, b.CreatedAt = apikit.NewID(), svc.clock.Now()
@@ -178,7 +184,7 @@ func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
 			return nil // not a lead of this workspace: kept, not an event
 		}
 		return svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: b.WorkspaceID, LeadID: *b.LeadID, SenderID: apikit.Deref(b.SenderID),
-			SequenceID: apikit.Deref(conv.SequenceID), ClientID: apikit.Deref(conv.ClientID), Kind: EventBooked, Data: map[string]any{"lead_id": *b.LeadID, "sender_id": b.SenderID, "provider": b.Provider,
+			SequenceID: apikit.Deref(sequenceID), ClientID: apikit.Deref(clientID), Kind: EventBooked, Data: map[string]any{"lead_id": *b.LeadID, "sender_id": b.SenderID, "provider": b.Provider,
 				"starts_at": b.StartsAt.UTC(), "booking_id": b.BookingID}}})
 	})
 	return added, err

@@ -54,7 +54,7 @@ func setup(t *testing.T, d *db.DB) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := bookings.NewService(d, clock, ls, log, secret.TestKey())
+	svc := bookings.NewService(d, clock, ls, nil, log, secret.TestKey())
 	if _, err := svc.SetSecrets(ctx, w.ID, bookings.Secrets{CalCom: "cal-secret", Calendly: "cly-secret"}); err != nil {
 		t.Fatal(err)
 	}

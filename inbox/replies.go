@@ -111,6 +111,14 @@ func (svc *Service) stop() Stopper {
 	return svc.stopper
 }
 
+// LatestConversation returns the sender, sequence and client of the
+// lead's latest thread (with senderID, when it is not empty): the
+// conversation a meeting the lead booked came from. The sender is empty
+// when the lead has no thread. Returns only the database's errors.
+func (svc *Service) LatestConversation(ctx context.Context, leadID, senderID string) (sender string, sequenceID, clientID *string, err error) {
+	return svc.store.LatestConversation(ctx, leadID, senderID)
+}
+
 // Arrived is a reply a transport reported.
 type Arrived struct {
 	WorkspaceID       string
