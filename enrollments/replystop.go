@@ -87,21 +87,21 @@ func (r *ReplyStop) Answers(senderID string) (sequenceID, enrollmentID string) {
 	return sequenceID, enrollmentID
 }
 
-// Replied ends every live enrollment of the lead as replied and marks the
-// lead replied. In a transaction that batches reply-stops
-// (BatchReplyStops) the enrollments' and the lead's rows are written
-// together when the batch is flushed; their events are written now.
+// Ending ends every live enrollment of the lead as replied, in memory,
+// and returns their events for the caller to write.
+func (r *ReplyStop) Ending(now time.Time) []events.Event {
+	evs := make([]events.Event, 0, len(r.live))
+	for i := range r.live {
+		evs = append(evs, r.svc.Ended(&r.live[i], Replied, "replied", now))
+	}
+	return evs
+}
+
+// Replied writes what Ending changed and marks the lead replied. In a
+// transaction that batches reply-stops (BatchReplyStops) the enrollments'
+// and the lead's rows are written together when the batch is flushed.
 func (r *ReplyStop) Replied(ctx context.Context, now time.Time) error {
 	svc := r.svc
-	if len(r.live) > 0 {
-		evs := make([]events.Event, 0, len(r.live))
-		for i := range r.live {
-			evs = append(evs, svc.Ended(&r.live[i], Replied, "replied", now))
-		}
-		if err := svc.log.EmitMany(ctx, evs); err != nil {
-			return err
-		}
-	}
 	if b := stopsOf(ctx); b != nil {
 		for _, e := range r.live {
 			b.enrollments = append(b.enrollments, e.ID)

@@ -44,8 +44,11 @@ type ReplyStop interface {
 	// Answers returns the live enrollment the reply answers (the one the
 	// sender works for), or empty strings.
 	Answers(senderID string) (sequenceID, enrollmentID string)
-	// Replied ends every live enrollment of the lead as replied, writes
-	// their events and marks the lead replied.
+	// Ending ends every live enrollment of the lead as replied, in
+	// memory, and returns their events, for the inbox to write with the
+	// reply's own in one statement.
+	Ending(now time.Time) []events.Event
+	// Replied writes what Ending changed and marks the lead replied.
 	Replied(ctx context.Context, now time.Time) error
 	// AutoReplied holds the lead's active enrollments due before until,
 	// until then.
@@ -60,6 +63,7 @@ func (svc *Service) StopWith(s Stopper) { svc.stopper = s }
 type noStop struct{}
 
 func (noStop) Answers(string) (string, string)                               { return "", "" }
+func (noStop) Ending(time.Time) []events.Event                               { return nil }
 func (noStop) Replied(context.Context, time.Time) error                      { return nil }
 func (noStop) AutoReplied(context.Context, time.Time, time.Time) error       { return nil }
 func (noStop) PrefetchLive(context.Context, string, []string) error          { return nil }
@@ -228,7 +232,11 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	}
 	received := events.Event{WorkspaceID: a.WorkspaceID, LeadID: a.LeadID, SenderID: a.Sender.ID, ClientID: apikit.Deref(th.ClientID),
 		SequenceID: apikit.Deref(th.SequenceID), Kind: EventReplyReceived, Data: data}
-	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, "", received); err != nil {
+	also := []events.Event{received}
+	if !read.AutoReply {
+		also = append(also, stop.Ending(now)...)
+	}
+	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, "", also...); err != nil {
 		return nil, err
 	}
 	if read.AutoReply {
