@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -77,4 +78,30 @@ func queued(t *testing.T, d *db.DB) int {
 		t.Fatal(err)
 	}
 	return int(n)
+}
+
+// TestInboundQueueUsesIndexes: every tick's claim of the inbound queue,
+// and the deletes and retries of its rows, read the queue through its
+// indexes, never by a scan.
+func TestInboundQueueUsesIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, "")
+		ann := e.lead("Ann Lee", nil)
+		ghost := "0193a000-0000-7000-8000-00000000dead"
+		rec := dbtest.Record(d)
+		queries := rec.During(func() {
+			for i, lead := range []*string{&ann, &ghost} { // one taken in, one failing
+				_, err := e.pl.Inbound.Push(ctx, e.p.WorkspaceID, bookings.CalCom, fmt.Sprint("bk-", i),
+					engine.Event{Booking: &bookings.Booking{Provider: bookings.CalCom, BookingID: fmt.Sprint("bk-", i), LeadID: lead, StartsAt: e.clock.Now()}})
+				is.NoErr(err)
+			}
+			_, err := e.runner.Tick(ctx)
+			is.NoErr(err)
+		})
+		is.Equal(queued(t, d), 1) // the failing one, kept
+		dbtest.AssertNoScan(t, d, "inbound", "", queries)
+		dbtest.AssertNoScan(t, d, "threads", "", queries) // the conversation a meeting came from
+	})
 }

@@ -94,7 +94,7 @@ var columns = regexp.MustCompile(`(?s)SELECT .*? FROM`)
 // aliases are the table aliases leadline's bun models use: SQLite's plans
 // name a table by its alias.
 var aliases = map[string]string{"leads": "l", "enrollments": "e", "actions": "a", "senders": "s", "sequences": "q", "enrichment_requests": "er",
-	"tasks": "t", "threads": "th", "messages": "m", "webhooks": "wh", "deliveries": "dl", "bookings": "bk",
+	"tasks": "t", "threads": "th", "messages": "m", "webhooks": "wh", "deliveries": "dl", "bookings": "bk", "inbound": "ib",
 	"api_keys": "k", "api_key_clients": "kc", "members": "m", "workspaces": "w"}
 
 // AssertNoScan explains every SELECT, UPDATE and DELETE among queries and
