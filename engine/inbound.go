@@ -106,15 +106,11 @@ func (q *Queue) due() bool {
 // claim leases up to limit due events (SKIP LOCKED on Postgres, so that
 // several runners share them).
 func (q *Queue) claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]queued, error) {
-	lock := ""
-	if q.db.Engine == db.Postgres {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
 	var out []queued
 	err := q.db.InTx(ctx, func(ctx context.Context) error {
 		return q.db.IDB(ctx).NewRaw(`UPDATE inbound SET lease_until = ? WHERE id IN (
 			SELECT id FROM inbound WHERE due_at <= ? AND attempts < ? AND (lease_until IS NULL OR lease_until <= ?)
-			ORDER BY received_at LIMIT ?`+lock+`) RETURNING id, workspace_id, source, dedupe, payload, received_at, due_at, attempts`,
+			ORDER BY received_at LIMIT ?`+q.db.SkipLocked()+`) RETURNING id, workspace_id, source, dedupe, payload, received_at, due_at, attempts`,
 			q.db.TimeArg(&leaseUntil), q.db.TimeArg(&now), MaxQueueAttempts, q.db.TimeArg(&now), limit).Scan(ctx, &out)
 	})
 	return out, err

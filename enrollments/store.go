@@ -408,10 +408,6 @@ func (b *BunStore) ForLead(ctx context.Context, workspaceID, leadID string) ([]E
 // them (workspace, id and senders). On Postgres, rows other runners hold are
 // skipped; on SQLite the claim is one write in the single-writer queue.
 func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Enrollment, error) {
-	lock := ""
-	if b.db.Engine == db.Postgres {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
 	var out []Enrollment
 	// A lease lost in a crash only lets the enrollment be claimed again:
 	// the claim commits without waiting for the disk.
@@ -419,7 +415,7 @@ func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit i
 		return b.db.SelectPrepared(ctx, &out, `UPDATE enrollments SET lease_until = ? WHERE id IN (
 			SELECT id FROM enrollments WHERE status = 'active' AND NOT held AND next_run_at <= ?
 			  AND (lease_until IS NULL OR lease_until <= ?)
-			ORDER BY next_run_at LIMIT ?`+lock+`) RETURNING workspace_id, id, sender_id, email_sender_id`,
+			ORDER BY next_run_at LIMIT ?`+b.db.SkipLocked()+`) RETURNING workspace_id, id, sender_id, email_sender_id`,
 			b.db.TimeArg(&leaseUntil), b.db.TimeArg(&now), b.db.TimeArg(&now), limit)
 	})
 	return out, err

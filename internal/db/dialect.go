@@ -63,3 +63,14 @@ func (d *DB) IndexedBy(table, index string) string {
 	}
 	return table
 }
+
+// SkipLocked is the clause that ends a claim's inner SELECT: on Postgres
+// it skips the rows another worker holds (FOR UPDATE SKIP LOCKED), so that
+// several workers share the due rows and never take the same one; SQLite
+// has one writer at a time and needs none.
+func (d *DB) SkipLocked() string {
+	if d.Engine == Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
