@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/bookings"
+	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -37,7 +38,12 @@ func TestInboundBookings(t *testing.T) {
 		assertEnvelope(t, e.call("POST", path, "", cal, "X-Cal-Signature-256", hexSig("wrong", cal)), 401, "E_UNAUTHORIZED")
 		assertEnvelope(t, e.call("POST", "/inbound/calcom/0193a000-0000-7000-8000-000000000000", "", cal, "X-Cal-Signature-256", hexSig("cal-secret", cal)), 404, "E_NOT_FOUND")
 		assertEnvelope(t, e.call("POST", "/inbound/zoom/"+w.ID, "", cal), 404, "E_NOT_FOUND")
-		r := e.call("POST", path, "", cal, "X-Cal-Signature-256", hexSig("cal-secret", cal))
+		var r *resp
+		queries := dbtest.Record(e.db).During(func() { r = e.call("POST", path, "", cal, "X-Cal-Signature-256", hexSig("cal-secret", cal)) })
+		// The request's reads (the secret, the lead, a replay) go through
+		// their indexes.
+		dbtest.AssertNoScan(t, e.db, "bookings", "", queries)
+		dbtest.AssertNoScan(t, e.db, "booking_secrets", "", queries)
 		is.Equal(r.Status, 200)
 		is.Equal(r.data()["booked"], true)
 		is.Equal(r.data()["lead_id"], ann)
