@@ -53,7 +53,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollment
 func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, error) {
 	t := r.transports[c.sender.Transport]
 	if c.recover {
-		res, found, err := t.Lookup(ctx, c.action.IdemKey)
+		res, found, err := t.Lookup(ctx, c.sender, c.action.IdemKey)
 		if err != nil {
 			return res, nil, err
 		}

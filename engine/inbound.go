@@ -92,6 +92,15 @@ func (q *Queue) Push(ctx context.Context, workspaceID, source, dedupe string, ev
 	return added, err
 }
 
+// PushReport queues a transport's report for a workspace (see Push): the
+// queue is the senders.InboundSink a mailbox reader or a provider's
+// webhook writes to.
+func (q *Queue) PushReport(ctx context.Context, workspaceID, source, dedupe string, in senders.Inbound) (bool, error) {
+	return q.Push(ctx, workspaceID, source, dedupe, Event{Report: &in})
+}
+
+var _ senders.InboundSink = (*Queue)(nil)
+
 // due reports whether a runner should look at the queue now.
 func (q *Queue) due() bool {
 	q.mu.Lock()

@@ -376,7 +376,7 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 		// key was performed.
 		var found bool
 		var lerr error
-		if res, found, lerr = t.Lookup(ctx, key); lerr == nil && found {
+		if res, found, lerr = t.Lookup(ctx, s, key); lerr == nil && found {
 			perr = nil
 		} else {
 			perr = &senders.TransportError{Kind: senders.Transient, Code: "no_answer", Message: "the provider did not answer"}

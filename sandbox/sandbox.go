@@ -378,7 +378,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 }
 
 // Lookup returns the result of the action performed under key.
-func (n *Network) Lookup(ctx context.Context, key string) (senders.Result, bool, error) {
+func (n *Network) Lookup(ctx context.Context, _ *senders.Sender, key string) (senders.Result, bool, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	r, ok := n.results[key]

@@ -58,6 +58,9 @@ type TransportKind struct {
 	// Available: this build has the transport. A kind declared but not
 	// available is refused by apply with a clear message.
 	Available bool
+	// Threads: the transport continues a conversation (Request.Thread is
+	// filled for its senders' messages and emails).
+	Threads bool
 	check     func(set Settings) error
 }
 
@@ -69,7 +72,7 @@ var TransportKinds = map[string]TransportKind{
 		}
 		return nil
 	}},
-	TransportSMTP: {Name: TransportSMTP, Channel: Email, check: func(set Settings) error {
+	TransportSMTP: {Name: TransportSMTP, Channel: Email, Threads: true, check: func(set Settings) error {
 		if set.Unipile != nil {
 			return errors.New("an smtp sender takes smtp and imap settings, not unipile")
 		}
@@ -81,7 +84,7 @@ var TransportKinds = map[string]TransportKind{
 		}
 		return set.IMAP.check("imap")
 	}},
-	TransportUnipile: {Name: TransportUnipile, Channel: LinkedIn, check: func(set Settings) error {
+	TransportUnipile: {Name: TransportUnipile, Channel: LinkedIn, Threads: true, check: func(set Settings) error {
 		if set.SMTP != nil || set.IMAP != nil {
 			return errors.New("a unipile sender takes unipile settings, not smtp or imap")
 		}

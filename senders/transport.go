@@ -28,9 +28,23 @@ type Request struct {
 	Note    string // invite
 	Subject string // inmail, email
 	Body    string // message, inmail, email
+	// Thread is the conversation the action continues, when the sender's
+	// transport kind threads (TransportKind.Threads): what the lead was
+	// sent before by the same sender in the same sequence.
+	Thread Thread
 	// Purpose is why the action is performed: PurposeSequence,
 	// PurposeEnrichment or PurposeReply.
 	Purpose string
+}
+
+// Thread is what a sender sent a lead before in the same sequence, oldest
+// first: an email continues it with In-Reply-To and References, a chat
+// sends into the same conversation.
+type Thread struct {
+	// Earlier are the provider message ids of the earlier messages.
+	Earlier []string
+	// Subject is the first message's subject ("" if none).
+	Subject string
 }
 
 // Purposes of an action.
@@ -110,6 +124,34 @@ type Inbound struct {
 	// Signal
 	Signal  string
 	Message string
+	// Match finds the lead when the transport cannot name it (LeadID ""):
+	// a mailbox knows the message it read, not the lead who wrote it.
+	Match *Match `json:",omitempty"`
+}
+
+// Match is what identifies the lead of an inbound report whose transport
+// does not know the lead. The ingest path tries, in order, the message ids
+// against what the sender sent, then the address and the provider id
+// against the workspace's leads. A report that matches nothing is left
+// alone and counted.
+type Match struct {
+	// MessageIDs are the provider message ids the report answers or is
+	// about: In-Reply-To then References (newest first) for a reply, the
+	// original message for a bounce.
+	MessageIDs []string `json:",omitempty"`
+	// Email is the address that wrote (a reply).
+	Email string `json:",omitempty"`
+	// ProviderID is the provider's id of the person (LinkedIn).
+	ProviderID string `json:",omitempty"`
+}
+
+// InboundSink takes what a transport learns in the background (a mailbox
+// reader, a provider's webhook): the durable inbound queue, each report
+// once per source and dedupe key.
+type InboundSink interface {
+	// PushReport queues in for the workspace; it reports whether in was
+	// queued now (false: the same source and dedupe key came before).
+	PushReport(ctx context.Context, workspaceID, source, dedupe string, in Inbound) (bool, error)
 }
 
 // Transport performs actions for senders and reports what happened outside.
@@ -118,9 +160,11 @@ type Transport interface {
 	// Perform performs req once per key. A *TransportError means it was
 	// not performed; any other error leaves the outcome unknown.
 	Perform(ctx context.Context, req Request) (Result, error)
-	// Lookup returns the result of the action performed under key, and
-	// false when no action was performed under it.
-	Lookup(ctx context.Context, key string) (Result, bool, error)
+	// Lookup returns the result of the action sender s performed under
+	// key, and false when no action was performed under it. s is the
+	// sender the action was asked of: a mailbox looks in its own sent
+	// folder.
+	Lookup(ctx context.Context, s *Sender, key string) (Result, bool, error)
 	// Inbound returns, once each, what happened outside up to until.
 	Inbound(ctx context.Context, until time.Time) ([]Inbound, error)
 	// NextInbound returns when the next inbound event is due, for
