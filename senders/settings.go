@@ -61,7 +61,7 @@ type TransportKind struct {
 	// Threads: the transport continues a conversation (Request.Thread is
 	// filled for its senders' messages and emails).
 	Threads bool
-	check     func(set Settings) error
+	check   func(set Settings) error
 }
 
 // TransportKinds are every kind of transport, by name.
