@@ -176,30 +176,41 @@ func (s *Service) setDoNotContact(ctx context.Context, p apikit.Principal, id st
 		if err != nil {
 			return err
 		}
-		if l.DoNotContact != on {
-			now := s.clock.Now()
-			l.DoNotContact, l.UpdatedAt = on, now
-			kind := EventUnsuppressed
-			if on {
-				reason := "suppressed through the API"
-				l.DoNotContactAt, l.DoNotContactReason, kind = &now, &reason, EventSuppressed
-			} else {
-				l.DoNotContactAt, l.DoNotContactReason = nil, nil
-			}
-			if err := s.store.Update(ctx, l); err != nil {
-				return err
-			}
-			if err := s.emit(ctx, p.WorkspaceID, leadEvent(l.ID, kind, map[string]any{})); err != nil {
-				return err
-			}
-			if on {
-				if err := s.stopped(ctx, p.WorkspaceID, []string{l.ID}); err != nil {
-					return err
-				}
-			}
+		if err := s.markDoNotContact(ctx, l, on, "suppressed through the API", nil); err != nil {
+			return err
 		}
 		out, err = s.detail(ctx, l)
 		return err
 	})
 	return out, err
+}
+
+// markDoNotContact sets or clears l's do-not-contact mark, records the
+// event (with data, if any) and, when set, stops its enrollments. A lead
+// already in that state is left as it is.
+func (s *Service) markDoNotContact(ctx context.Context, l *Lead, on bool, reason string, data map[string]any) error {
+	if l.DoNotContact == on {
+		return nil
+	}
+	now := s.clock.Now()
+	l.DoNotContact, l.UpdatedAt = on, now
+	kind := EventUnsuppressed
+	if on {
+		l.DoNotContactAt, l.DoNotContactReason, kind = &now, &reason, EventSuppressed
+	} else {
+		l.DoNotContactAt, l.DoNotContactReason = nil, nil
+	}
+	if err := s.store.Update(ctx, l); err != nil {
+		return err
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	if err := s.emit(ctx, l.WorkspaceID, leadEvent(l.ID, kind, data)); err != nil {
+		return err
+	}
+	if on {
+		return s.stopped(ctx, l.WorkspaceID, []string{l.ID})
+	}
+	return nil
 }

@@ -77,6 +77,8 @@ type Server struct {
 	idem        *idempotency
 	mux         *http.ServeMux
 	api         huma.API
+	// secretKey opens unsubscribe tokens.
+	secretKey secret.Key
 	// schemasPath is where huma serves each schema of the document.
 	schemasPath string
 }
@@ -111,6 +113,7 @@ func New(cfg Config) *Server {
 		reports:     pl.Reports,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock, cfg.SecretKey),
+		secretKey:   cfg.SecretKey,
 		mux:         http.NewServeMux(),
 	}
 
@@ -135,6 +138,8 @@ func New(cfg Config) *Server {
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
+	s.mux.HandleFunc("GET /unsubscribe/{token}", s.unsubscribePage)
+	s.mux.HandleFunc("POST /unsubscribe/{token}", s.unsubscribe)
 	s.documentInbound()
 	s.registerMeta()
 	s.registerLeads()
