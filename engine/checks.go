@@ -28,7 +28,8 @@ const (
 // sequence whose work waits on them for StallAfter with nothing sent has
 // stalled. Caps and schedules only pace work that is being sent, and a
 // weekend without sending is no stall.
-var stallCodes = []string{"sender_paused", "sender_restricted", "sender_disconnected", "note_quota", "workspace_suspended"}
+var stallCodes = append([]string{"sender_paused", "sender_restricted", "sender_disconnected", "note_quota", "workspace_suspended"},
+	senders.TransportSignals...)
 
 // Checks are the runner's periodic duties, at most once an hour of the
 // clock: senders' health (and the withdrawal of stale invitations),
@@ -78,6 +79,9 @@ func (r *Runner) Checks(ctx context.Context) error {
 		r.dry[k] = true
 	}
 	r.mu.Unlock()
+	if err := r.probe(ctx, all, now); err != nil {
+		return err
+	}
 	if err := r.inTx(ctx, func(ctx context.Context) error { return r.checkStalls(ctx, now) }); err != nil {
 		return fmt.Errorf("stalled sequences: %w", err)
 	}
@@ -314,3 +318,36 @@ func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.
 func (r *Runner) OnChecks(fn func(ctx context.Context, now time.Time) error) {
 	r.housekeeping = append(r.housekeeping, fn)
 }
+
+// probe asks the transports whether the senders they stopped (a refused
+// password, a server down, a secret missing) connect again; a sender that
+// does is recovered, and what waited for it goes on.
+func (r *Runner) probe(ctx context.Context, all []senders.Sender, now time.Time) error {
+	for i := range all {
+		s := &all[i]
+		p, ok := r.transports[s.Transport].(senders.Prober)
+		if !ok || !s.StoppedByTransport() {
+			continue
+		}
+		if err := p.Probe(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.logger.Info("runner: sender still stopped by its transport", "sender_id", s.ID, "error", err)
+			continue
+		}
+		err := r.inTx(ctx, func(ctx context.Context) error {
+			if err := r.svc.senders.Signal(ctx, s, senders.SignalRecovered, ""); err != nil {
+				return err
+			}
+			return r.svc.store.WakeWaiting(ctx, s.WorkspaceID, s.ID, recoverCodes, now)
+		})
+		if err != nil {
+			return fmt.Errorf("sender %s recovered: %w", s.ID, err)
+		}
+	}
+	return nil
+}
+
+// recoverCodes are the waits a sender's recovery ends.
+var recoverCodes = append([]string{"sender_disconnected", "sender_restricted"}, senders.TransportSignals...)

@@ -186,7 +186,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 			return err
 		}
 		if in.Signal == senders.SignalRecovered {
-			return svc.store.WakeWaiting(ctx, s.WorkspaceID, s.ID, []string{"sender_disconnected", "sender_restricted"}, now)
+			return svc.store.WakeWaiting(ctx, s.WorkspaceID, s.ID, recoverCodes, now)
 		}
 		return nil
 	case senders.InboundAccepted:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -103,24 +104,46 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 				return false, err
 			}
 		} else {
-			e.Wait("retrying", ptr(now.Add(r.Backoff(e.Attempt))))
+			e.Wait("retrying", ptr(now.Add(max(r.Backoff(e.Attempt), te.RetryAfter))))
 		}
 	case senders.SenderLevel:
 		e.Attempt++
 		// The tick's workers share the cached sender: the signal changes a
 		// copy, which then replaces it.
 		s := *c.sender
-		if err := svc.senders.Signal(ctx, &s, te.Signal, te.Message); err != nil {
+		var until time.Time
+		if te.RetryAfter > 0 {
+			until = now.Add(te.RetryAfter)
+		}
+		if err := svc.senders.SignalUntil(ctx, &s, te.Signal, te.Message, until); err != nil {
 			return false, err
 		}
 		r.tickMu.Lock()
 		r.tick.senders[s.ID] = &s
 		r.tickMu.Unlock()
-		e.WaitOn(s.ID, action, "sender_"+string(s.Health), ptr(senders.NextMidnight(now, s.Location())))
-		if s.Health == senders.Disconnected {
+		switch {
+		case slices.Contains(senders.TransportSignals, te.Signal):
+			// It waits under the transport's reason until the transport
+			// reports the account usable again.
+			e.WaitOn(s.ID, action, te.Signal, nil)
+		case te.Signal == senders.SignalRateLimited:
+			e.WaitOn(s.ID, action, te.Signal, ptr(now.Add(max(te.RetryAfter, time.Minute))))
+		case s.Health == senders.Disconnected:
 			e.WaitOn(s.ID, action, "sender_disconnected", nil)
+		default:
+			e.WaitOn(s.ID, action, "sender_"+string(s.Health), ptr(senders.NextMidnight(now, s.Location())))
 		}
 	default:
+		if te.Code == senders.CodeBounced {
+			// The provider refused the address at once: a bounce, as if
+			// it had come back later.
+			ev := events.Event{WorkspaceID: e.WorkspaceID, LeadID: e.LeadID, SenderID: c.sender.ID, SequenceID: e.SequenceID,
+				EnrollmentID: e.ID, ClientID: apikit.Deref(e.ClientID), Kind: enrollments.EventEmailBounced,
+				Data: map[string]any{"sender_id": c.sender.ID, "message": te.Message}}
+			if err := svc.log.EmitMany(ctx, []events.Event{ev}); err != nil {
+				return false, err
+			}
+		}
 		if err := r.svc.enrollments.Fail(ctx, e, te.Code, te.Message, now); err != nil {
 			return false, err
 		}

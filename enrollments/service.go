@@ -51,6 +51,9 @@ type Senders interface {
 	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
 	TakeNote(ctx context.Context, s *senders.Sender, t time.Time) (bool, error)
 	Signal(ctx context.Context, s *senders.Sender, signal, message string) error
+	// SignalUntil is Signal with the time the signal lapses (zero: its
+	// default).
+	SignalUntil(ctx context.Context, s *senders.Sender, signal, message string, until time.Time) error
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool) error
 	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (*time.Time, error)
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)

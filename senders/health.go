@@ -20,9 +20,36 @@ const (
 	// sender's local midnight.
 	SignalLimit = "limit_notice"
 	// SignalRecovered: the provider reports the account usable again; it
-	// clears the three signals above.
+	// clears every signal.
 	SignalRecovered = "recovered"
+
+	// The signals of real transports. Each stops the sender (disconnected)
+	// until the transport reports it usable again, except
+	// SignalRateLimited, a warning that lapses at the provider's hint.
+
+	// SignalConnectionFailed: the provider's server could not be reached
+	// or spoke no TLS.
+	SignalConnectionFailed = "connection_failed"
+	// SignalCredentialsMissing: the environment variable that holds the
+	// sender's secret is not set.
+	SignalCredentialsMissing = "credentials_missing"
+	// SignalAccountDisconnected: the provider reports the account
+	// disconnected (its session ended, a checkpoint, a password change).
+	SignalAccountDisconnected = "account_disconnected"
+	// SignalRateLimited: the provider asked to slow down; it lasts until
+	// its retry hint.
+	SignalRateLimited = "provider_rate_limited"
 )
+
+// Signals is every signal, for the documentation and the API's enums.
+var Signals = []string{SignalAuthFailed, SignalRestricted, SignalLimit, SignalConnectionFailed, SignalCredentialsMissing,
+	SignalAccountDisconnected, SignalRateLimited}
+
+// TransportSignals are the signals a transport reports when it cannot use
+// a sender's account: the sender waits for them under their own code
+// (why-not-sending shows it), and wakes when the transport reports the
+// account usable again.
+var TransportSignals = []string{SignalAuthFailed, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected}
 
 // Health rules on the sender's own numbers.
 const (
@@ -66,7 +93,7 @@ func stateOf(reasons []HealthReason) Health {
 	state := Healthy
 	for _, r := range reasons {
 		switch r.Code {
-		case SignalAuthFailed:
+		case SignalAuthFailed, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected:
 			return Disconnected
 		case SignalRestricted:
 			state = Restricted
@@ -83,16 +110,29 @@ func stateOf(reasons []HealthReason) Health {
 // clock, with the provider's message, and recomputes its health. It runs in
 // the transaction ctx carries, or its own.
 func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message string) error {
+	return svc.SignalUntil(ctx, s, signal, message, time.Time{})
+}
+
+// SignalUntil is Signal with the time the signal lapses by itself (the
+// provider's retry hint), or zero: a limit notice lapses at the sender's
+// local midnight, a rate limit in an hour, the others when the transport
+// reports the account usable again.
+func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message string, until time.Time) error {
 	return svc.db.InTx(ctx, func(ctx context.Context) error {
 		now := svc.clock.Now()
 		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
 			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
 		})
 		switch signal {
-		case SignalAuthFailed, SignalRestricted:
+		case SignalAuthFailed, SignalRestricted, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected:
 			reasons = append(reasons, HealthReason{Code: signal, Message: message})
-		case SignalLimit:
-			until := NextMidnight(now, s.Location())
+		case SignalLimit, SignalRateLimited:
+			if !until.After(now) {
+				until = NextMidnight(now, s.Location())
+				if signal == SignalRateLimited {
+					until = now.Add(time.Hour)
+				}
+			}
 			reasons = append(reasons, HealthReason{Code: signal, Message: message, Until: &until})
 		case SignalRecovered:
 		default:
@@ -106,9 +146,7 @@ func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message strin
 	})
 }
 
-func isSignal(code string) bool {
-	return code == SignalAuthFailed || code == SignalRestricted || code == SignalLimit
-}
+func isSignal(code string) bool { return slices.Contains(Signals, code) }
 
 // Recheck withdraws s's stale invitations and recomputes its health from
 // its signals and its numbers, writing an event when the state changes.

@@ -35,6 +35,8 @@ type MailServer struct {
 	TokenEnv    string `json:"token_env,omitempty" yaml:"token_env"`
 	// CAFile trusts a private certificate authority.
 	CAFile string `json:"ca_file,omitempty" yaml:"ca_file"`
+	// DisplayName is the name in the From header (SMTP only).
+	DisplayName string `json:"display_name,omitempty" yaml:"display_name"`
 	// Inbox and Sent are the IMAP folders read (IMAP only).
 	Inbox string `json:"inbox,omitempty" yaml:"inbox"`
 	Sent  string `json:"sent,omitempty" yaml:"sent"`
@@ -150,6 +152,12 @@ func (m *MailServer) check(which string) error {
 	}
 	if which == "smtp" && (m.Inbox != "" || m.Sent != "") {
 		return errors.New("smtp takes no inbox or sent folder (those are imap's)")
+	}
+	if which == "imap" && m.DisplayName != "" {
+		return errors.New("imap takes no display_name (the From name is smtp's)")
+	}
+	if len(m.DisplayName) > 100 || strings.ContainsFunc(m.DisplayName, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("%s.display_name must be one line of at most 100 characters", which)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -79,6 +80,10 @@ const (
 	SenderLevel ErrorKind = "sender"
 )
 
+// CodeBounced is the code of a permanent error for an address the
+// provider refused (SMTP 550, 553): it is recorded as a bounce.
+const CodeBounced = "email_bounced"
+
 // TransportError is an action that was not performed. Any other error from
 // Perform means the outcome is unknown (the action may have happened): the
 // runner then asks Lookup later instead of sending again.
@@ -87,6 +92,10 @@ type TransportError struct {
 	Code    string // e.g. profile_not_found, rate_limited
 	Message string
 	Signal  string // SenderLevel: one of the Signal constants
+	// RetryAfter is the provider's hint of when to try again (a 429's
+	// Retry-After): a transient error waits at least that long, and a
+	// rate-limit signal lasts that long.
+	RetryAfter time.Duration
 }
 
 func (e *TransportError) Error() string {
@@ -170,4 +179,23 @@ type Transport interface {
 	// NextInbound returns when the next inbound event is due, for
 	// simulated time; false when none is known.
 	NextInbound() (time.Time, bool)
+}
+
+// Prober is a transport that can test a sender's account. The runner's
+// hourly checks ask it of every sender that a transport signal stopped
+// (TransportSignals); the sender goes on when it answers nil. A nil
+// answer means the account connects and signs in now.
+type Prober interface {
+	Probe(ctx context.Context, s *Sender) error
+}
+
+// StoppedByTransport reports whether one of s's health reasons is a
+// transport signal: the sender waits for its transport to connect again.
+func (s *Sender) StoppedByTransport() bool {
+	for _, r := range s.HealthReasons {
+		if slices.Contains(TransportSignals, r.Code) {
+			return true
+		}
+	}
+	return false
 }
