@@ -394,6 +394,11 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		return nil, false, err
 	}
 	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: senders.PurposeSequence}
+	if threads(s, action) {
+		if req.Thread, err = r.svc.inbox.Earlier(ctx, s, e.LeadID, e.SequenceID); err != nil {
+			return nil, false, err
+		}
+	}
 	return &call{e: e, q: q, step: step, sender: s, action: a, req: req, leadClient: lead.ClientID}, false, nil
 }
 
@@ -416,4 +421,10 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 		texts[field] = out
 	}
 	return texts, nil
+}
+
+// threads reports whether an action of s continues the lead's
+// conversation: a message or an email through a transport that threads.
+func threads(s *senders.Sender, a senders.Action) bool {
+	return (a == senders.Message || a == senders.SendEmail) && senders.TransportKinds[s.Transport].Threads
 }

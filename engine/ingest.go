@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/crc32"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 )
 
@@ -175,6 +177,18 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 	} else if err != nil {
 		return err
 	}
+	if in.LeadID == "" && in.Match != nil {
+		if in.LeadID, err = r.match(ctx, s, in.Match); err != nil {
+			return err
+		}
+		if in.LeadID == "" {
+			// Mail that is no answer to leadline and from no lead: left
+			// alone, and counted.
+			r.unmatched.Add(1)
+			r.logger.Debug("runner: inbound matches no lead", "sender_id", s.ID, "kind", in.Kind)
+			return nil
+		}
+	}
 	ev := events.Event{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID}
 	emit := func(kind string, data map[string]any) error {
 		ev.Kind, ev.Data = kind, data
@@ -234,6 +248,30 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 	return nil
 }
 
+// match finds the lead of a report its transport could not name: by the
+// message it answers (leadline's sent messages), then by who wrote.
+func (r *Runner) match(ctx context.Context, s *senders.Sender, m *senders.Match) (string, error) {
+	lead, err := r.svc.inbox.LeadBySent(ctx, s.WorkspaceID, m.MessageIDs)
+	if err != nil || lead != "" {
+		return lead, err
+	}
+	return r.svc.leads.MatchInbound(ctx, s.WorkspaceID, m.Email, m.ProviderID)
+}
+
+// Unmatched is how many inbound reports matched no lead since the runner
+// started.
+func (r *Runner) Unmatched() int64 { return r.unmatched.Load() }
+
+// isUnsubscribe reports whether a reply asks, by its subject, for no more
+// mail: the mailto: List-Unsubscribe sends such a reply.
+func isUnsubscribe(subject string) bool {
+	s := strings.TrimSpace(strings.ToLower(subject))
+	for _, p := range []string{"re:", "aw:", "sv:", "fw:"} {
+		s = strings.TrimSpace(strings.TrimPrefix(s, p))
+	}
+	return s == "unsubscribe"
+}
+
 // reply hands a reply to the inbox, which keeps it once per provider
 // message, reads it and applies reply-stop in this transaction.
 func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inbound, now time.Time) error {
@@ -245,6 +283,13 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: at})
 	if errors.Is(err, inbox.ErrUnknownLead) {
 		r.logger.Warn("runner: reply from an unknown lead", "sender_id", s.ID, "lead_id", in.LeadID)
+		return nil
+	}
+	if err != nil || !isUnsubscribe(in.Subject) {
+		return err
+	}
+	err = r.svc.leads.Unsubscribe(ctx, s.WorkspaceID, in.LeadID, leads.UnsubscribedByReply)
+	if apikit.ErrorCode(err) == apikit.ENotFound {
 		return nil
 	}
 	return err

@@ -199,6 +199,12 @@ type Inbox interface {
 	Receive(ctx context.Context, a inbox.Arrived) (*inbox.Received, error)
 	Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error
 	Forget(ctx context.Context, leadID string)
+	// Earlier returns what s sent the lead before in the sequence's
+	// conversation (nothing when the conversation is another sequence's).
+	Earlier(ctx context.Context, s *senders.Sender, leadID, sequenceID string) (senders.Thread, error)
+	// LeadBySent returns the lead whose thread holds one of the
+	// workspace's sent messages among ids, or "".
+	LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error)
 }
 
 // toThread puts a sent message, InMail or email into its thread, which

@@ -11,6 +11,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -54,6 +55,8 @@ type deferKey struct {
 type Runner struct {
 	svc   *deps
 	queue *Queue
+	// unmatched counts inbound reports that matched no lead.
+	unmatched atomic.Int64
 	// housekeeping runs with the hourly checks (OnChecks).
 	housekeeping []func(ctx context.Context, now time.Time) error
 	transports   map[string]senders.Transport

@@ -24,6 +24,12 @@ type Leads interface {
 	SetEngine(e leads.Engine)
 	QueuedEnrichment(ctx context.Context, workspaceID string, limit int) ([]leads.EnrichmentJob, error)
 	FinishEnrichment(ctx context.Context, id, status string) error
+	// MatchInbound returns the workspace's lead an inbound message came
+	// from, by the provider's id of the person or the address; "" for none.
+	MatchInbound(ctx context.Context, workspaceID, email, providerID string) (string, error)
+	// Unsubscribe marks the lead do-not-contact because it asked for no
+	// more mail. Returns E_NOT_FOUND if the workspace has no such lead.
+	Unsubscribe(ctx context.Context, workspaceID, leadID, source string) error
 }
 
 // Catalog is what the enrollments area needs of the workspace area.

@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/senders"
 )
 
 // Store is the persistence the inbox needs. BunStore serves it on SQLite
@@ -28,6 +29,14 @@ type Store interface {
 	Messages(ctx context.Context, threadID string) ([]Message, error)
 	LastInbound(ctx context.Context, threadID string) (*Message, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Thread, int, error)
+	// Thread returns the thread of sender, lead and channel, or nil.
+	Thread(ctx context.Context, workspaceID, senderID, leadID string, ch senders.Channel) (*Thread, error)
+	// SentIDs returns the provider ids and subjects of a thread's sent
+	// messages, oldest first, at most limit.
+	SentIDs(ctx context.Context, threadID string, limit int) ([]Message, error)
+	// LeadBySent returns the lead of the workspace's thread holding a sent
+	// message with one of the provider ids, or "".
+	LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error)
 }
 
 // Filter narrows a list of threads.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/secret"
 )
 
@@ -69,4 +70,27 @@ func (s *Service) Unsubscribe(ctx context.Context, workspaceID, leadID, source s
 		}
 		return s.markDoNotContact(ctx, l, true, "the lead unsubscribed", map[string]any{"source": source})
 	})
+}
+
+// MatchInbound returns the id of the workspace's lead that an inbound
+// message came from: by the provider's id of the person, then by its
+// work or personal email address; "" when no lead matches.
+func (s *Service) MatchInbound(ctx context.Context, workspaceID, email, providerID string) (string, error) {
+	try := []struct {
+		key   matchKey
+		value string
+	}{{keyProviderID, providerID}, {keyEmailWork, email}, {keyEmailPersonal, email}}
+	for _, t := range try {
+		if t.value == "" {
+			continue
+		}
+		l, err := s.store.FindBy(ctx, workspaceID, t.key, t.value)
+		if err == nil && l != nil {
+			return l.ID, nil
+		}
+		if err != nil && !db.IsNoRows(err) {
+			return "", err
+		}
+	}
+	return "", nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -230,7 +231,18 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 		}
 		return nil
 	})
-	return changes, err
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range built {
+		for _, name := range s.Settings.SecretNames() {
+			if _, ok := os.LookupEnv(name); !ok {
+				changes = append(changes, fmt.Sprintf("warning: sender %s needs the environment variable %s, which is not set here; "+
+					"set it where leadline serve and leadline work run (until then the sender's health shows credentials_missing)", s.Name, name))
+			}
+		}
+	}
+	return changes, nil
 }
 
 func changedFields(a, b *Sender) []string {

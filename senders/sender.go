@@ -110,7 +110,7 @@ type Sender struct {
 	Channel     Channel  `bun:"channel" json:"channel" enum:"linkedin,email"`
 	Address     *string  `bun:"address" json:"address" doc:"The mailbox address of an email sender; null for LinkedIn."`
 	Timezone    string   `bun:"timezone" json:"timezone" doc:"IANA timezone of the schedule, the daily caps and the warm-up days."`
-	Transport   string   `bun:"transport" json:"transport" enum:"sandbox"`
+	Transport   string   `bun:"transport" json:"transport" enum:"sandbox,smtp,unipile"`
 	Status      Status   `bun:"status" json:"status" enum:"active,paused"`
 	Premium     bool     `bun:"premium" json:"premium" doc:"LinkedIn premium: without it, 5 invitations a calendar month may carry a note."`
 	MonthlyCost float64  `bun:"monthly_cost" json:"monthly_cost" doc:"What the sender costs a month, in the workspace's currency; spread over its days and work by the cost reports."`

@@ -462,7 +462,7 @@ func TestTransportSettings(t *testing.T) {
 			"unipile over http": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "unipile",
 				Unipile: &senders.Unipile{AccountID: "acc", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: "http://api.example.test"}}, "must be an https URL"},
 			"unknown transport": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "fax"}, "not one of sandbox, smtp and unipile"},
-			"not built yet":     {mail(smtp, imap), "not built into this version"},
+			"name on imap":      {mail(smtp, with(imap, func(m *senders.MailServer) { m.DisplayName = "Dana" })), "imap takes no display_name"},
 		} {
 			_, err := b.svc.Apply(ctx, b.owner, []senders.Spec{c.spec})
 			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), `Sender "`) {
@@ -470,6 +470,12 @@ func TestTransportSettings(t *testing.T) {
 			}
 		}
 		is := is.New(t)
+		// A whole mailbox applies; the secret it names is not set here,
+		// which apply says.
+		changes, err := b.svc.Apply(ctx, b.owner, []senders.Spec{mail(smtp, imap)})
+		is.NoErr(err)
+		is.Equal(len(changes), 2)
+		is.True(strings.HasPrefix(changes[1], "warning: sender mail needs the environment variable ACME_MAIL_PASSWORD"))
 		is.Equal(senders.Settings{SMTP: smtp, IMAP: imap}.SecretNames(), []string{"ACME_MAIL_PASSWORD"})
 		t.Setenv("LEADLINE_TEST_SECRET", "s3cret")
 		s := &senders.Sender{Name: "mail"}

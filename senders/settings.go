@@ -74,7 +74,7 @@ var TransportKinds = map[string]TransportKind{
 		}
 		return nil
 	}},
-	TransportSMTP: {Name: TransportSMTP, Channel: Email, Threads: true, check: func(set Settings) error {
+	TransportSMTP: {Name: TransportSMTP, Channel: Email, Available: true, Threads: true, check: func(set Settings) error {
 		if set.Unipile != nil {
 			return errors.New("an smtp sender takes smtp and imap settings, not unipile")
 		}

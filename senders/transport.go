@@ -199,3 +199,17 @@ func (s *Sender) StoppedByTransport() bool {
 	}
 	return false
 }
+
+// Checker is a transport that can say, step by step, what works for a
+// sender: `leadline senders check` prints its answer.
+type Checker interface {
+	Check(ctx context.Context, s *Sender) []CheckStep
+}
+
+// CheckStep is one thing a check tried: what, whether it worked, and
+// what it found or what to fix.
+type CheckStep struct {
+	What   string
+	OK     bool
+	Detail string
+}

@@ -62,7 +62,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps and the webhook worker; --runner=false serves the API only, with 'leadline work' running elsewhere")
 	opts := runnerFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (a local receiver during development; never in production)")
+	public := publicURLFlag(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkPublicURL("serve", *public); err != nil {
 		return err
 	}
 	if limits.Read < 1 || limits.Write < 1 || limits.Spend < 1 {
@@ -81,8 +85,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ts := transports(time.Now().UnixNano())
-	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate), Transports: ts})
+	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
+	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	srv := server.New(server.Config{Platform: pl, Logger: logger, Limits: limits})
 	ln, err := listen(*addr)
 	if err != nil {

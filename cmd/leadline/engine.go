@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"net/url"
+	"os"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -16,17 +18,28 @@ import (
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
-	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
 
-// transports are the transports a runner of this binary sends through:
-// the built-in sandbox network so far.
-func transports(seed int64) map[string]senders.Transport {
-	return map[string]senders.Transport{senders.TransportSandbox: sandbox.New(seed, apikit.SystemClock{}, sandbox.DefaultRates)}
+// publicURLFlag is --public-url: the base of unsubscribe links and where
+// providers post webhooks (default: LEADLINE_PUBLIC_URL).
+func publicURLFlag(fs *flag.FlagSet) *string {
+	return fs.String("public-url", os.Getenv("LEADLINE_PUBLIC_URL"), "the server's public base URL, e.g. https://leadline.example.com: unsubscribe links and provider webhooks use it (default $LEADLINE_PUBLIC_URL)")
+}
+
+// checkPublicURL reports a public URL that is no absolute http(s) URL.
+func checkPublicURL(command, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return usageError{fmt.Sprintf("%s: --public-url %q must be an absolute http(s) URL with no query, like https://leadline.example.com", command, raw)}
+	}
+	return nil
 }
 
 // webhookTick is how often the webhook worker looks for due deliveries:
@@ -83,10 +96,14 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs, dsn := newFlags("work")
 	opts := runnerFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (development only)")
+	public := publicURLFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := opts.check(); err != nil {
+		return err
+	}
+	if err := checkPublicURL("work", *public); err != nil {
 		return err
 	}
 	d, err := openExisting(ctx, *dsn)
@@ -99,7 +116,8 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate), Transports: transports(time.Now().UnixNano())})
+	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
+	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
 	go pl.WebhookWorker(nil).Run(ctx, webhookTick)
 	opts.apply(pl.Runner()).Run(ctx, *opts.tick)

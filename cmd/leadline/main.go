@@ -23,7 +23,7 @@ const usage = `leadline — sales outreach API server
 Usage:
   leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…] [--runner=true] [--tick 5s]
                    [--workers 8] [--group 64] [--rate-read 600] [--rate-write 300] [--rate-spend 60]
-                   [--webhooks-allow-private]
+                   [--webhooks-allow-private] [--public-url URL]
   leadline migrate [--db …]
   leadline apply   [--db …] -f setup.yaml
   leadline keys create [--db …] --workspace NAME --member EMAIL --role manager|member|client_viewer
@@ -31,7 +31,8 @@ Usage:
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
-  leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private]
+  leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
+  leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]
@@ -44,6 +45,7 @@ Every command prints its own usage and flags with --help (or -h).
 --rate-read/write/spend (calls per key per hour) to $LEADLINE_RATE_READ/_WRITE/_SPEND, then the API's limits.
 The secret key that seals webhook and booking secrets is $LEADLINE_SECRET_KEY (32 bytes in base64), else
 the key file beside a SQLite database (FILE.key, created on first start); Postgres needs the variable.
+--public-url defaults to $LEADLINE_PUBLIC_URL: the base of unsubscribe links and of the providers' webhooks.
 `
 
 // usageError is a mistake on the command line: exit code 2.
@@ -116,6 +118,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdReports(ctx, args[1:], stdout)
 	case "secrets":
 		return cmdSecrets(ctx, args[1:], stdout)
+	case "senders":
+		return cmdSenders(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

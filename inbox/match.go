@@ -1,0 +1,91 @@
+package inbox
+
+import (
+	"context"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/senders"
+)
+
+// maxEarlier bounds the messages a continued email refers to.
+const maxEarlier = 20
+
+// Earlier returns what sender s sent the lead before in its conversation,
+// when the conversation's latest sequence is sequenceID: the provider ids
+// of the sent messages, oldest first, and the first subject. A transport
+// that threads continues it (In-Reply-To and References, the same chat).
+func (svc *Service) Earlier(ctx context.Context, s *senders.Sender, leadID, sequenceID string) (senders.Thread, error) {
+	th, err := svc.store.Thread(ctx, s.WorkspaceID, s.ID, leadID, s.Channel)
+	if err != nil || th == nil || th.SequenceID == nil || *th.SequenceID != sequenceID {
+		return senders.Thread{}, err
+	}
+	msgs, err := svc.store.SentIDs(ctx, th.ID, maxEarlier)
+	if err != nil {
+		return senders.Thread{}, err
+	}
+	var out senders.Thread
+	for _, m := range msgs {
+		if m.ProviderMessageID == nil {
+			continue
+		}
+		out.Earlier = append(out.Earlier, *m.ProviderMessageID)
+		if out.Subject == "" && m.Subject != nil {
+			out.Subject = *m.Subject
+		}
+	}
+	return out, nil
+}
+
+// LeadBySent returns the lead a message answers: the lead of the thread
+// holding one of the workspace's sent messages among ids (Message-IDs
+// with or without angle brackets), or "" when none is leadline's.
+func (svc *Service) LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error) {
+	var clean []string
+	for _, id := range ids {
+		if id = strings.Trim(strings.TrimSpace(id), "<>"); id != "" && len(clean) < maxEarlier {
+			clean = append(clean, id)
+		}
+	}
+	if len(clean) == 0 {
+		return "", nil
+	}
+	return svc.store.LeadBySent(ctx, workspaceID, clean)
+}
+
+// Thread returns the thread of sender, lead and channel, or nil.
+func (b *BunStore) Thread(ctx context.Context, workspaceID, senderID, leadID string, ch senders.Channel) (*Thread, error) {
+	th := new(Thread)
+	err := b.db.IDB(ctx).NewSelect().Model(th).
+		Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ? AND th.workspace_id = ?", senderID, leadID, ch, workspaceID).Scan(ctx)
+	if db.IsNoRows(err) {
+		return nil, nil
+	}
+	return th, err
+}
+
+// SentIDs returns a thread's sent messages with a provider id, oldest
+// first.
+func (b *BunStore) SentIDs(ctx context.Context, threadID string, limit int) ([]Message, error) {
+	var out []Message
+	err := b.db.IDB(ctx).NewSelect().Model(&out).Column("provider_message_id", "subject").
+		Where("m.thread_id = ? AND m.direction = ? AND m.provider_message_id IS NOT NULL", threadID, Out).
+		OrderExpr("m.sent_at, m.id").Limit(int64(limit)).Scan(ctx)
+	return out, err
+}
+
+// LeadBySent returns the lead of the thread holding one of the
+// workspace's sent messages with a provider id among ids, or "".
+func (b *BunStore) LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error) {
+	var lead string
+	err := b.db.IDB(ctx).NewSelect().TableExpr("messages AS m").Join("JOIN threads AS th ON th.id = m.thread_id").
+		ColumnExpr("th.lead_id").
+		Where("m.workspace_id = ? AND m.provider_message_id IN (?) AND m.direction = ?", workspaceID, bun.In(ids), Out).
+		Limit(1).Scan(ctx, &lead)
+	if db.IsNoRows(err) {
+		return "", nil
+	}
+	return lead, err
+}

@@ -1,0 +1,39 @@
+package platform
+
+import (
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/sandbox"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
+)
+
+// Outside is how the real transports reach the world.
+type Outside struct {
+	// PublicURL is the server's address as the internet sees it: the base
+	// of unsubscribe links and where providers post webhooks ("" when it
+	// has none: List-Unsubscribe is then a mailto:).
+	PublicURL string
+	// Credentials give the secrets senders' settings name (default: the
+	// process's environment).
+	Credentials senders.Credentials
+	// Seed seeds the sandbox network.
+	Seed int64
+}
+
+// Transports returns every transport a server sends through: the sandbox
+// network (the default: demo, simulate and the quick start need no
+// account) and mailboxes over SMTP and IMAP.
+func (p *Platform) Transports(o Outside) map[string]senders.Transport {
+	if o.Credentials == nil {
+		o.Credentials = senders.EnvCredentials{}
+	}
+	var token func(workspaceID, leadID string) (string, error)
+	if !p.SecretKey.IsZero() {
+		token = func(workspaceID, leadID string) (string, error) { return leads.UnsubscribeToken(p.SecretKey, workspaceID, leadID) }
+	}
+	return map[string]senders.Transport{
+		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates),
+		senders.TransportSMTP: email.New(email.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger,
+			PublicURL: o.PublicURL, Token: token}),
+	}
+}
