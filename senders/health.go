@@ -19,10 +19,21 @@ const (
 	// SignalLimit: the provider says a limit was hit; it lasts until the
 	// sender's local midnight.
 	SignalLimit = "limit_notice"
+	// SignalAccountDisconnected: the provider's connection to the account
+	// dropped (a LinkedIn session ended, a password changed): nothing is
+	// sent until its owner connects it again.
+	SignalAccountDisconnected = "account_disconnected"
+	// SignalProviderRateLimited: the provider (or the API in front of it)
+	// refused calls for a while; it lapses after ProviderRateLimitLapse.
+	SignalProviderRateLimited = "provider_rate_limited"
 	// SignalRecovered: the provider reports the account usable again; it
-	// clears the three signals above.
+	// clears the signals above.
 	SignalRecovered = "recovered"
 )
+
+// ProviderRateLimitLapse is how long a provider_rate_limited signal keeps
+// a sender in warning.
+const ProviderRateLimitLapse = time.Hour
 
 // Health rules on the sender's own numbers.
 const (
@@ -66,7 +77,7 @@ func stateOf(reasons []HealthReason) Health {
 	state := Healthy
 	for _, r := range reasons {
 		switch r.Code {
-		case SignalAuthFailed:
+		case SignalAuthFailed, SignalAccountDisconnected:
 			return Disconnected
 		case SignalRestricted:
 			state = Restricted
@@ -89,10 +100,13 @@ func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message strin
 			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
 		})
 		switch signal {
-		case SignalAuthFailed, SignalRestricted:
+		case SignalAuthFailed, SignalRestricted, SignalAccountDisconnected:
 			reasons = append(reasons, HealthReason{Code: signal, Message: message})
 		case SignalLimit:
 			until := NextMidnight(now, s.Location())
+			reasons = append(reasons, HealthReason{Code: signal, Message: message, Until: &until})
+		case SignalProviderRateLimited:
+			until := now.Add(ProviderRateLimitLapse)
 			reasons = append(reasons, HealthReason{Code: signal, Message: message, Until: &until})
 		case SignalRecovered:
 		default:
@@ -107,7 +121,11 @@ func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message strin
 }
 
 func isSignal(code string) bool {
-	return code == SignalAuthFailed || code == SignalRestricted || code == SignalLimit
+	switch code {
+	case SignalAuthFailed, SignalRestricted, SignalLimit, SignalAccountDisconnected, SignalProviderRateLimited:
+		return true
+	}
+	return false
 }
 
 // Recheck withdraws s's stale invitations and recomputes its health from

@@ -87,6 +87,9 @@ type TransportError struct {
 	Code    string // e.g. profile_not_found, rate_limited
 	Message string
 	Signal  string // SenderLevel: one of the Signal constants
+	// RetryAfter is how long the provider asked to wait before trying
+	// again (a rate limit's Retry-After); zero when it said nothing.
+	RetryAfter time.Duration
 }
 
 func (e *TransportError) Error() string {
