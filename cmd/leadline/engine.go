@@ -19,14 +19,19 @@ import (
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
+	"github.com/leadline/leadline/transports/unipile"
 	"github.com/leadline/leadline/webhooks"
 	"github.com/leadline/leadline/workspace"
 )
 
 // transports are the transports a runner of this binary sends through:
-// the built-in sandbox network so far.
+// the built-in sandbox network and LinkedIn through Unipile (its API keys
+// read from the environment).
 func transports(seed int64) map[string]senders.Transport {
-	return map[string]senders.Transport{senders.TransportSandbox: sandbox.New(seed, apikit.SystemClock{}, sandbox.DefaultRates)}
+	return map[string]senders.Transport{
+		senders.TransportSandbox: sandbox.New(seed, apikit.SystemClock{}, sandbox.DefaultRates),
+		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: senders.EnvCredentials{}}),
+	}
 }
 
 // webhookTick is how often the webhook worker looks for due deliveries:
