@@ -126,7 +126,7 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 			// It waits under the transport's reason until the transport
 			// reports the account usable again.
 			e.WaitOn(s.ID, action, te.Signal, nil)
-		case te.Signal == senders.SignalRateLimited:
+		case te.Signal == senders.SignalProviderRateLimited:
 			e.WaitOn(s.ID, action, te.Signal, ptr(now.Add(max(te.RetryAfter, time.Minute))))
 		case s.Health == senders.Disconnected:
 			e.WaitOn(s.ID, action, "sender_disconnected", nil)

@@ -245,7 +245,7 @@ func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
 		e.runUntil(monday.Add(8 * time.Hour))
 		en = e.enrollment(bo)
 		is.Equal(en.Status, enrollments.Active)
-		is.Equal(*en.WaitingFor, "sender_disconnected")
+		is.Equal(*en.WaitingFor, senders.SignalAuthFailed) // why-not-sending names the transport's failure
 		h, err := e.senders.Health(ctx, e.p, e.ids["anna"])
 		is.NoErr(err)
 		is.Equal(h.State, senders.Disconnected)

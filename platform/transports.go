@@ -5,6 +5,7 @@ import (
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/transports/email"
+	"github.com/leadline/leadline/transports/unipile"
 )
 
 // Outside is how the real transports reach the world.
@@ -22,7 +23,8 @@ type Outside struct {
 
 // Transports returns every transport a server sends through: the sandbox
 // network (the default: demo, simulate and the quick start need no
-// account) and mailboxes over SMTP and IMAP.
+// account), mailboxes over SMTP and IMAP, and LinkedIn accounts through
+// Unipile, whose polled reports go to the inbound queue with its webhooks'.
 func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 	if o.Credentials == nil {
 		o.Credentials = senders.EnvCredentials{}
@@ -35,5 +37,6 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates),
 		senders.TransportSMTP: email.New(email.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger,
 			PublicURL: o.PublicURL, Token: token}),
+		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger, Sink: p.Inbound}),
 	}
 }

@@ -25,7 +25,8 @@ const (
 
 	// The signals of real transports. Each stops the sender (disconnected)
 	// until the transport reports it usable again, except
-	// SignalRateLimited, a warning that lapses at the provider's hint.
+	// SignalProviderRateLimited, a warning that lapses at the provider's
+	// hint.
 
 	// SignalConnectionFailed: the provider's server could not be reached
 	// or spoke no TLS.
@@ -33,17 +34,23 @@ const (
 	// SignalCredentialsMissing: the environment variable that holds the
 	// sender's secret is not set.
 	SignalCredentialsMissing = "credentials_missing"
-	// SignalAccountDisconnected: the provider reports the account
-	// disconnected (its session ended, a checkpoint, a password change).
+	// SignalAccountDisconnected: the provider's connection to the account
+	// dropped (a LinkedIn session ended, a checkpoint, a password
+	// changed): nothing is sent until its owner connects it again.
 	SignalAccountDisconnected = "account_disconnected"
-	// SignalRateLimited: the provider asked to slow down; it lasts until
-	// its retry hint.
-	SignalRateLimited = "provider_rate_limited"
+	// SignalProviderRateLimited: the provider (or the API in front of it)
+	// refused calls for a while; it lasts until its retry hint, or
+	// ProviderRateLimitLapse without one.
+	SignalProviderRateLimited = "provider_rate_limited"
 )
+
+// ProviderRateLimitLapse is how long a provider_rate_limited signal keeps
+// a sender in warning when the provider gave no retry hint.
+const ProviderRateLimitLapse = time.Hour
 
 // Signals is every signal, for the documentation and the API's enums.
 var Signals = []string{SignalAuthFailed, SignalRestricted, SignalLimit, SignalConnectionFailed, SignalCredentialsMissing,
-	SignalAccountDisconnected, SignalRateLimited}
+	SignalAccountDisconnected, SignalProviderRateLimited}
 
 // TransportSignals are the signals a transport reports when it cannot use
 // a sender's account: the sender waits for them under their own code
@@ -126,11 +133,11 @@ func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message 
 		switch signal {
 		case SignalAuthFailed, SignalRestricted, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected:
 			reasons = append(reasons, HealthReason{Code: signal, Message: message})
-		case SignalLimit, SignalRateLimited:
+		case SignalLimit, SignalProviderRateLimited:
 			if !until.After(now) {
 				until = NextMidnight(now, s.Location())
-				if signal == SignalRateLimited {
-					until = now.Add(time.Hour)
+				if signal == SignalProviderRateLimited {
+					until = now.Add(ProviderRateLimitLapse)
 				}
 			}
 			reasons = append(reasons, HealthReason{Code: signal, Message: message, Until: &until})

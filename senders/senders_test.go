@@ -486,3 +486,65 @@ func TestTransportSettings(t *testing.T) {
 		is.True(errors.Is(err, senders.ErrCredentialsMissing))
 	})
 }
+
+// TestSenderByUnipileAccount: Unipile's webhooks name an account; the
+// sender is found by it across workspaces, and an unknown account is
+// E_NOT_FOUND.
+func TestSenderByUnipileAccount(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		li := func(name, acc string) senders.Spec {
+			return senders.Spec{Name: name, Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
+				Unipile: &senders.Unipile{AccountID: acc, APIKeyEnv: "UNIPILE_API_KEY", WebhookSecretEnv: "UNIPILE_WEBHOOK_SECRET"}}
+		}
+		ann := b.apply(t, li("ann", "acc_ann"), li("bob", "acc_bob"), senders.Spec{Name: "sbx", Channel: senders.LinkedIn})
+		s, err := b.svc.SenderByUnipileAccount(ctx, "acc_ann")
+		is.NoErr(err)
+		is.Equal(s.ID, ann.ID)
+		is.Equal(s.Settings.Unipile.WebhookSecretEnv, "UNIPILE_WEBHOOK_SECRET")
+		s, err = b.svc.SenderByUnipileAccount(ctx, "acc_bob")
+		is.NoErr(err)
+		is.Equal(s.Name, "bob")
+		for _, acc := range []string{"acc_nobody", ""} {
+			_, err = b.svc.SenderByUnipileAccount(ctx, acc)
+			is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
+		}
+	})
+}
+
+// TestTransportKindActions: each kind declares what it can perform.
+func TestTransportKindActions(t *testing.T) {
+	is := is.New(t)
+	uni := senders.TransportKinds[senders.TransportUnipile]
+	is.True(uni.Available)
+	is.True(uni.Can(senders.Invite) && uni.Can(senders.Message) && uni.Can(senders.InMail) && uni.Can(senders.ProfileView) && uni.Can(senders.Follow))
+	is.True(!uni.Can(senders.Like))      // no documented post reaction in Unipile's v2
+	is.True(!uni.Can(senders.SendEmail)) // LinkedIn only
+	for _, a := range senders.Actions {
+		is.True(senders.TransportKinds[senders.TransportSandbox].Can(a))
+	}
+	is.True(senders.TransportKinds[senders.TransportSMTP].Can(senders.SendEmail))
+}
+
+// TestProviderSignals: an account the provider disconnected is
+// disconnected until it recovers; a provider's rate limit warns for an
+// hour.
+func TestProviderSignals(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		s := b.apply(t, senders.Spec{Name: "li", Channel: senders.LinkedIn})
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalAccountDisconnected, "LinkedIn ended the session."))
+		is.Equal(s.Health, senders.Disconnected)
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalRecovered, ""))
+		is.Equal(s.Health, senders.Healthy)
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalProviderRateLimited, "Too many requests; retry in 60s."))
+		is.Equal(s.Health, senders.Warning)
+		b.clock.Advance(senders.ProviderRateLimitLapse + time.Minute)
+		is.NoErr(b.svc.Recheck(ctx, s))
+		is.Equal(s.Health, senders.Healthy)
+	})
+}

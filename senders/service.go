@@ -106,3 +106,22 @@ func (svc *Service) Every(ctx context.Context) ([]Sender, error) {
 func (svc *Service) Once(ctx context.Context, s *Sender, key string, t time.Time) (bool, error) {
 	return svc.store.Take(ctx, s.ID, LocalDate(t, s.Location()), key, 1)
 }
+
+// SenderByUnipileAccount returns the sender, in any workspace, whose
+// transport is unipile and whose settings name the Unipile account
+// accountID: Unipile's webhooks name the account, not the sender.
+// Returns E_NOT_FOUND when no sender has that account.
+func (svc *Service) SenderByUnipileAccount(ctx context.Context, accountID string) (*Sender, error) {
+	// Settings are JSON, read alike on both engines: the few unipile
+	// senders are read and compared here rather than by a JSON path.
+	var ss []Sender
+	if err := svc.db.IDB(ctx).NewSelect().Model(&ss).Where("s.transport = ?", TransportUnipile).OrderExpr("s.id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	for i := range ss {
+		if u := ss[i].Settings.Unipile; u != nil && accountID != "" && u.AccountID == accountID {
+			return &ss[i], nil
+		}
+	}
+	return nil, apikit.NotFound("Unipile account " + accountID)
+}

@@ -63,18 +63,29 @@ type TransportKind struct {
 	// Threads: the transport continues a conversation (Request.Thread is
 	// filled for its senders' messages and emails).
 	Threads bool
+	// Actions are the actions the transport can perform; a sequence whose
+	// step needs another one of a sender on this kind does not activate.
+	Actions []Action
 	check   func(set Settings) error
 }
 
+// Can reports whether senders on kind k can perform a.
+func (k TransportKind) Can(a Action) bool { return slices.Contains(k.Actions, a) }
+
+// unipileActions are what leadline performs through Unipile's API: a
+// like needs a post reaction, whose request Unipile's v2 reference does
+// not describe (docs/TRANSPORTS.md).
+var unipileActions = []Action{ProfileView, Invite, Message, InMail, Follow}
+
 // TransportKinds are every kind of transport, by name.
 var TransportKinds = map[string]TransportKind{
-	TransportSandbox: {Name: TransportSandbox, Available: true, check: func(set Settings) error {
+	TransportSandbox: {Name: TransportSandbox, Available: true, Actions: actionList(), check: func(set Settings) error {
 		if set != (Settings{}) {
 			return errors.New("the sandbox takes no smtp, imap or unipile settings")
 		}
 		return nil
 	}},
-	TransportSMTP: {Name: TransportSMTP, Channel: Email, Available: true, Threads: true, check: func(set Settings) error {
+	TransportSMTP: {Name: TransportSMTP, Channel: Email, Available: true, Threads: true, Actions: []Action{SendEmail}, check: func(set Settings) error {
 		if set.Unipile != nil {
 			return errors.New("an smtp sender takes smtp and imap settings, not unipile")
 		}
@@ -86,7 +97,7 @@ var TransportKinds = map[string]TransportKind{
 		}
 		return set.IMAP.check("imap")
 	}},
-	TransportUnipile: {Name: TransportUnipile, Channel: LinkedIn, Threads: true, check: func(set Settings) error {
+	TransportUnipile: {Name: TransportUnipile, Channel: LinkedIn, Available: true, Threads: true, Actions: unipileActions, check: func(set Settings) error {
 		if set.SMTP != nil || set.IMAP != nil {
 			return errors.New("a unipile sender takes unipile settings, not smtp or imap")
 		}

@@ -100,3 +100,20 @@ func TestRender(t *testing.T) {
 	_, _, err = sequences.Render("}} {{name}}", vars)
 	is.True(err != nil)
 }
+
+// TestUnsupportedActions: a step its senders' transport cannot perform
+// blocks activation, naming the step and the sender.
+func TestUnsupportedActions(t *testing.T) {
+	is := is.New(t)
+	uni := senders.Sender{Name: "ann-li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile}
+	sbx := senders.Sender{Name: "sbx", Channel: senders.LinkedIn, Transport: senders.TransportSandbox}
+	mail := senders.Sender{Name: "mail", Channel: senders.Email, Transport: senders.TransportSMTP}
+	q := &sequences.Sequence{Steps: append(berlinCTOs(), sequences.Step{ID: "like", Type: "like"})}
+	is.Equal(len(sequences.Unsupported(q, []senders.Sender{sbx, mail})), 0)
+	ps := sequences.Unsupported(q, []senders.Sender{uni, sbx, mail})
+	is.Equal(codes(ps), []string{"unsupported_action@like"})
+	is.True(strings.Contains(ps[0].Message, `sender "ann-li"`))
+	is.True(strings.Contains(ps[0].Message, "unipile"))
+	// Without the like, a unipile sender runs the whole sequence.
+	is.Equal(len(sequences.Unsupported(&sequences.Sequence{Steps: berlinCTOs()}, []senders.Sender{uni, mail})), 0)
+}

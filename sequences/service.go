@@ -121,7 +121,7 @@ func problemsWith(q *Sequence, ss []senders.Sender) []Problem {
 	for _, s := range ss {
 		channels = append(channels, s.Channel)
 	}
-	ps := Validate(q, channels)
+	ps := append(Validate(q, channels), Unsupported(q, ss)...)
 	if ps == nil {
 		ps = []Problem{}
 	}

@@ -309,3 +309,27 @@ func article(word string) string {
 	}
 	return "a"
 }
+
+// Unsupported returns a problem for each step whose action a sender of
+// the sequence, on its step's channel, cannot perform on its transport
+// (senders.TransportKind.Actions): the runner may pick any of them, so
+// every one must be able to.
+func Unsupported(q *Sequence, ss []senders.Sender) []Problem {
+	var out []Problem
+	for _, st := range q.Steps {
+		a, ok := st.Action()
+		if !ok {
+			continue
+		}
+		for _, s := range ss {
+			kind, known := senders.TransportKinds[s.Transport]
+			if s.Channel != a.Channel() || !known || kind.Can(a) {
+				continue
+			}
+			out = append(out, Problem{Code: "unsupported_action", StepID: st.ID, Message: fmt.Sprintf(
+				"Step %q is a %s, which sender %q cannot perform on its %s transport; remove the step, or take the sender out of the sequence (its senders list).",
+				st.ID, a, s.Name, s.Transport)})
+		}
+	}
+	return out
+}

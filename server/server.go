@@ -50,6 +50,9 @@ type Config struct {
 	// Webhooks decides which webhook endpoints may be reached, for a
 	// platform New builds; the zero value allows public addresses only.
 	Webhooks webhooks.Guard
+	// Credentials give the secrets senders' settings name (a unipile
+	// sender's webhook secret); default: the process's environment.
+	Credentials senders.Credentials
 	// SecretKey seals what the server keeps secret: webhook signing
 	// secrets, scheduling providers' secrets and stored idempotent answers.
 	// The zero Key is none: webhooks are then refused (E_CONFLICT).
@@ -72,6 +75,7 @@ type Server struct {
 	webhooks    *webhooks.Service
 	bookings    *bookings.Service
 	inbound     *engine.Queue
+	credentials senders.Credentials
 	reports     *reports.Service
 	limiter     *limiter
 	idem        *idempotency
@@ -98,6 +102,9 @@ func New(cfg Config) *Server {
 			SecretKey: cfg.SecretKey})
 	}
 	cfg.DB, cfg.Clock, cfg.SecretKey = pl.DB, pl.Clock, pl.SecretKey
+	if cfg.Credentials == nil {
+		cfg.Credentials = senders.EnvCredentials{}
+	}
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,
 		workspaces: pl.Workspaces, events: pl.Log,
@@ -110,6 +117,7 @@ func New(cfg Config) *Server {
 		webhooks:    pl.Webhooks,
 		bookings:    pl.Bookings,
 		inbound:     pl.Inbound,
+		credentials: cfg.Credentials,
 		reports:     pl.Reports,
 		limiter:     newLimiter(cfg.DB, cfg.Clock, cfg.Limits),
 		idem:        newIdempotency(cfg.DB, cfg.Clock, cfg.SecretKey),
@@ -140,6 +148,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
 	s.mux.HandleFunc("GET /unsubscribe/{token}", s.unsubscribePage)
 	s.mux.HandleFunc("POST /unsubscribe/{token}", s.unsubscribe)
+	s.registerUnipile()
 	s.documentInbound()
 	s.registerMeta()
 	s.registerLeads()

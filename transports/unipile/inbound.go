@@ -1,0 +1,280 @@
+package unipile
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/leadline/leadline/senders"
+)
+
+// SignatureHeader carries a webhook's signature: t=<unix seconds>, then
+// one or more v0=<hex HMAC-SHA256 of "<t>.<raw body>" under the
+// endpoint's secret>.
+const SignatureHeader = "Unipile-Signature"
+
+// SignatureTolerance is how far a signature's time may be from now.
+const SignatureTolerance = 5 * time.Minute
+
+// Why a webhook is refused.
+var (
+	ErrUnsigned     = errors.New("unipile: the webhook carries no Unipile-Signature")
+	ErrBadSignature = errors.New("unipile: the webhook's signature does not match")
+	ErrStale        = errors.New("unipile: the webhook's signature is older or newer than 5 minutes")
+	ErrNoSecret     = errors.New("unipile: no webhook secret is set for the account")
+)
+
+// VerifyWebhook checks the signature of a webhook's raw body against the
+// endpoint's secret at now: its time within SignatureTolerance, and one of
+// its v0 values equal, compared in constant time, to the HMAC-SHA256 of
+// "<t>.<body>".
+func VerifyWebhook(secret string, h http.Header, body []byte, now time.Time) error {
+	if secret == "" {
+		return ErrNoSecret
+	}
+	v := h.Get(SignatureHeader)
+	if v == "" {
+		return ErrUnsigned
+	}
+	var ts string
+	var sigs [][]byte
+	for _, part := range strings.Split(v, ",") {
+		k, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = val
+		case "v0":
+			if b, err := hex.DecodeString(val); err == nil {
+				sigs = append(sigs, b)
+			}
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || len(sigs) == 0 {
+		return ErrBadSignature
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > SignatureTolerance || d < -SignatureTolerance {
+		return ErrStale
+	}
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	want := m.Sum(nil)
+	for _, sig := range sigs {
+		if hmac.Equal(sig, want) {
+			return nil
+		}
+	}
+	return ErrBadSignature
+}
+
+// Sign returns the Unipile-Signature value of body at t under secret, as
+// Unipile computes it: for tests and for replaying a delivery by hand.
+func Sign(secret string, body []byte, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	return "t=" + ts + ",v0=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// event is the envelope of every webhook.
+type event struct {
+	ID        string          `json:"id"`
+	CreatedAt time.Time       `json:"created_at"`
+	AccountID string          `json:"account_id"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// The event types leadline takes.
+const (
+	EventMessageNew          = "message.new"
+	EventRelationAccepted    = "relation.request.accept"
+	EventAccountDisconnected = "account.status.disconnected"
+	EventAccountRunning      = "account.status.running"
+)
+
+// ParseWebhook reads a webhook's body: the account it is about and what
+// it reports, without the sender (the caller knows it from the account).
+// A reply is a message.new someone else wrote; an acceptance a
+// relation.request.accept; a disconnected or running account a signal.
+// Other types report nothing.
+func ParseWebhook(body []byte) (accountID string, reports []senders.Inbound, err error) {
+	var ev event
+	if err := json.Unmarshal(body, &ev); err != nil {
+		return "", nil, fmt.Errorf("unipile: the webhook is not an event: %w", err)
+	}
+	if ev.AccountID == "" || ev.Type == "" {
+		return "", nil, errors.New("unipile: the webhook names no account_id or type")
+	}
+	switch ev.Type {
+	case EventMessageNew:
+		var m message
+		if err := json.Unmarshal(ev.Payload, &m); err != nil {
+			return "", nil, fmt.Errorf("unipile: message.new: %w", err)
+		}
+		if in, ok := reply(m, ev.CreatedAt); ok {
+			reports = append(reports, in)
+		}
+	case EventRelationAccepted:
+		var r relationRequest
+		if err := json.Unmarshal(ev.Payload, &r); err != nil {
+			return "", nil, fmt.Errorf("unipile: relation.request.accept: %w", err)
+		}
+		if r.User.ID != "" {
+			reports = append(reports, accepted(r.User, orTime(ev.CreatedAt, r.CreatedAt)))
+		}
+	case EventAccountDisconnected:
+		reports = append(reports, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalAccountDisconnected, At: ev.CreatedAt,
+			Message: "Unipile reports the LinkedIn account disconnected: its owner must reconnect it in Unipile."})
+	case EventAccountRunning:
+		reports = append(reports, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalRecovered, At: ev.CreatedAt,
+			Message: "Unipile reports the LinkedIn account running."})
+	}
+	return ev.AccountID, reports, nil
+}
+
+// reply is the report of a message someone else wrote.
+func reply(m message, at time.Time) (senders.Inbound, bool) {
+	if m.IsSender || m.IsEvent || m.ID == "" || m.ChatID == "" {
+		return senders.Inbound{}, false
+	}
+	return senders.Inbound{Kind: senders.InboundReply, At: orTime(m.Timestamp, at), ProviderMessageID: messageID(m.ChatID, m.ID),
+		Subject: m.Specifics.Subject, Body: m.Text, Match: &senders.Match{ProviderID: m.SenderID}}, true
+}
+
+// accepted is the report of a new relation.
+func accepted(u user, at time.Time) senders.Inbound {
+	return senders.Inbound{Kind: senders.InboundAccepted, At: at, Match: &senders.Match{ProviderID: u.ID}}
+}
+
+// Dedupe is the inbound queue's dedupe key of a report about accountID:
+// the same for a webhook and for polling, so that what both report is
+// queued once.
+func Dedupe(accountID string, in senders.Inbound) string {
+	switch in.Kind {
+	case senders.InboundReply:
+		return accountID + "/message/" + in.ProviderMessageID
+	case senders.InboundAccepted:
+		if in.Match != nil {
+			return accountID + "/relation/" + in.Match.ProviderID
+		}
+	}
+	return accountID + "/" + in.Kind + "/" + in.Signal + "/" + in.At.UTC().Format(time.RFC3339Nano)
+}
+
+// Inbound polls each sender the transport worked for, at most every
+// PollEvery: the account's status, the relations made since the last
+// poll and the new messages in the conversations the sender wrote in. It
+// is the fallback of the webhooks: a reply in a conversation the sender
+// did not start here reaches leadline by webhook only. A sender that
+// cannot be polled is logged and tried at the next poll.
+func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inbound, error) {
+	t.mu.Lock()
+	var due []*account
+	for _, a := range t.known {
+		if !until.Before(a.next) {
+			due = append(due, a)
+		}
+	}
+	t.mu.Unlock()
+	var out []senders.Inbound
+	for _, a := range due {
+		t.mu.Lock()
+		s, since := a.sender, a.since
+		chats := make([]string, 0, len(a.chats))
+		for c := range a.chats {
+			chats = append(chats, c)
+		}
+		t.mu.Unlock()
+		got, status, err := t.poll(ctx, &s, since, until, chats)
+		if err != nil {
+			t.cfg.Logger.Warn("unipile: poll", "sender", s.Name, "error", err)
+		}
+		t.mu.Lock()
+		a.next = until.Add(t.cfg.PollEvery)
+		if err == nil {
+			a.since = until
+		}
+		if status != "" && status != a.status {
+			switch {
+			case status == "disconnected":
+				got = append(got, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalAccountDisconnected, At: until,
+					Message: "Unipile reports the LinkedIn account disconnected: its owner must reconnect it in Unipile."})
+			case status == "running" && a.status == "disconnected":
+				got = append(got, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalRecovered, At: until,
+					Message: "Unipile reports the LinkedIn account running."})
+			}
+			a.status = status
+		}
+		t.mu.Unlock()
+		acc := s.Settings.Unipile.AccountID
+		for i := range got {
+			got[i].SenderID = s.ID
+			if t.cfg.Sink == nil {
+				continue
+			}
+			if _, err := t.cfg.Sink.PushReport(ctx, s.WorkspaceID, Source, Dedupe(acc, got[i]), got[i]); err != nil {
+				return out, err
+			}
+		}
+		if t.cfg.Sink == nil {
+			out = append(out, got...)
+		}
+	}
+	return out, nil
+}
+
+// poll reads one sender's news between since and until.
+func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until time.Time, chats []string) ([]senders.Inbound, string, error) {
+	if s.Settings.Unipile == nil {
+		return nil, "", nil
+	}
+	var info accountInfo
+	if err := t.call(ctx, s, http.MethodGet, "/accounts/"+url.PathEscape(s.Settings.Unipile.AccountID), nil, nil, &info); err != nil {
+		if te, ok := senders.AsTransportError(err); ok && te.Kind == senders.SenderLevel {
+			return []senders.Inbound{{Kind: senders.InboundSignal, Signal: te.Signal, At: until, Message: te.Message}}, "", err
+		}
+		return nil, "", err
+	}
+	var out []senders.Inbound
+	var rels list[relation]
+	if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relations"), url.Values{"limit": {"100"}}, nil, &rels); err != nil {
+		return out, info.Status, err
+	}
+	for _, r := range rels.Data {
+		if r.User.ID != "" && r.CreatedAt.After(since) && !r.CreatedAt.After(until) {
+			out = append(out, accepted(r.User, r.CreatedAt))
+		}
+	}
+	q := url.Values{"after": {since.UTC().Format("2006-01-02T15:04:05.000Z")}, "limit": {"100"}}
+	for _, c := range chats {
+		var page list[message]
+		if err := t.call(ctx, s, http.MethodGet, accountPath(s, "chats", c, "messages"), q, nil, &page); err != nil {
+			return out, info.Status, err
+		}
+		for _, m := range page.Data {
+			if m.ChatID == "" {
+				m.ChatID = c
+			}
+			// after is exclusive; the times are checked here too.
+			if in, ok := reply(m, until); ok && in.At.After(since) && !in.At.After(until) {
+				out = append(out, in)
+			}
+		}
+	}
+	return out, info.Status, nil
+}
+
+// NextInbound reports no time: Unipile's news come when they come.
+func (t *Transport) NextInbound() (time.Time, bool) { return time.Time{}, false }

@@ -1,0 +1,577 @@
+// Package unipile is leadline's transport for LinkedIn accounts connected
+// through Unipile's API, version 2: it views profiles, sends invitations,
+// messages and InMails and follows people for the senders whose transport
+// is unipile, and learns of acceptances, replies and the account's status
+// from Unipile's webhooks (ParseWebhook, VerifyWebhook) and by polling
+// (Inbound). docs/TRANSPORTS.md cites the pages of Unipile's documentation
+// each request follows.
+package unipile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+)
+
+// DefaultBaseURL is Unipile's v2 API, used when a sender's settings name
+// no base_url.
+const DefaultBaseURL = "https://api.unipile.com/v2"
+
+// Source is the inbound queue's source of what Unipile reports.
+const Source = "unipile"
+
+// The codes of the transport's errors (TransportError.Code).
+const (
+	// CodeAuthFailed: Unipile refused the API key.
+	CodeAuthFailed = senders.SignalAuthFailed
+	// CodeAccountDisconnected: Unipile lost the LinkedIn session.
+	CodeAccountDisconnected = senders.SignalAccountDisconnected
+	// CodeCredentialsMissing: the API key's environment variable is unset.
+	CodeCredentialsMissing = "credentials_missing"
+	// CodeRateLimited: Unipile or LinkedIn refused for now (429).
+	CodeRateLimited = senders.SignalProviderRateLimited
+	// CodeNoteRefused: LinkedIn refused the invitation's note (the free
+	// account's monthly notes are used up, or the note is too long).
+	CodeNoteRefused = "note_refused"
+	// CodeRefused: the request was understood and refused (422 and other
+	// 4xx), with the provider's message.
+	CodeRefused = "provider_refused"
+	// CodeProfileNotFound: no LinkedIn member has the lead's identifier.
+	CodeProfileNotFound = "profile_not_found"
+	// CodeMissingLinkedIn: the lead has no LinkedIn identifier at all.
+	CodeMissingLinkedIn = "missing_linkedin"
+	// CodeUnsupported: an action the transport does not perform (a like);
+	// activation refuses such steps first.
+	CodeUnsupported = "unsupported_action"
+)
+
+// classicInbox is the inbox a LinkedIn Classic conversation starts in.
+const classicInbox = "CLASSIC_PRIMARY"
+
+// maxAnswer bounds what is read of one of Unipile's answers.
+const maxAnswer = 4 << 20
+
+// DefaultPollEvery is how often Inbound polls each known sender.
+const DefaultPollEvery = 10 * time.Minute
+
+// Config is what a Transport needs.
+type Config struct {
+	// Credentials give the API key named by a sender's api_key_env.
+	Credentials senders.Credentials
+	Clock       apikit.Clock
+	Logger      *slog.Logger
+	// HTTPClient makes the calls; its timeout bounds each one. Default: a
+	// client with a 30-second timeout.
+	HTTPClient *http.Client
+	// Sink, when set, receives what polling finds (deduplicated with the
+	// webhooks' reports by Dedupe), and Inbound returns nothing; when nil,
+	// Inbound returns it.
+	Sink senders.InboundSink
+	// PollEvery is how often each sender is polled; DefaultPollEvery when
+	// zero.
+	PollEvery time.Duration
+}
+
+// Transport performs actions through Unipile. It is safe for concurrent
+// use.
+type Transport struct {
+	cfg Config
+
+	mu sync.Mutex
+	// results are the actions performed, by key: Unipile takes no
+	// idempotency key, so the transport keeps its own (in memory: see
+	// docs/TRANSPORTS.md for what that leaves open).
+	results map[string]senders.Result
+	// attempts are the actions whose outcome is unknown, by key: what
+	// Lookup looks for.
+	attempts map[string]attempt
+	// known are the senders the transport has worked for, by id: the ones
+	// Inbound polls.
+	known map[string]*account
+}
+
+// attempt is an action sent without a known outcome.
+type attempt struct {
+	sender senders.Sender
+	action senders.Action
+	userID string
+	chatID string
+	text   string
+	at     time.Time
+}
+
+// account is what polling keeps of one sender.
+type account struct {
+	sender   senders.Sender
+	since    time.Time       // what happened after it is new
+	next     time.Time       // the next poll
+	chats    map[string]bool // the conversations the sender wrote in
+	status   string          // the account's last known status
+	statusAt time.Time
+}
+
+// New returns a transport.
+func New(cfg Config) *Transport {
+	if cfg.Credentials == nil {
+		cfg.Credentials = senders.EnvCredentials{}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = apikit.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if cfg.PollEvery <= 0 {
+		cfg.PollEvery = DefaultPollEvery
+	}
+	return &Transport{cfg: cfg, results: map[string]senders.Result{}, attempts: map[string]attempt{}, known: map[string]*account{}}
+}
+
+var _ senders.Transport = (*Transport)(nil)
+
+// learn remembers s for polling.
+func (t *Transport) learn(s *senders.Sender, chatID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.known[s.ID]
+	if !ok {
+		now := t.cfg.Clock.Now()
+		a = &account{since: now, next: now, chats: map[string]bool{}, status: "running"}
+		t.known[s.ID] = a
+	}
+	a.sender = *s
+	if chatID != "" {
+		a.chats[chatID] = true
+	}
+}
+
+// Perform performs req once per key.
+func (t *Transport) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	t.learn(req.Sender, "")
+	t.mu.Lock()
+	r, done := t.results[req.Key]
+	t.mu.Unlock()
+	if done {
+		return r, nil
+	}
+	res, err := t.perform(ctx, req)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, known := senders.AsTransportError(err); err == nil || known {
+		delete(t.attempts, req.Key)
+	}
+	if err == nil {
+		t.results[req.Key] = res
+	}
+	return res, err
+}
+
+func (t *Transport) perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	s := req.Sender
+	now := t.cfg.Clock.Now()
+	switch req.Action {
+	case senders.ProfileView:
+		return t.viewProfile(ctx, s, req.Lead)
+	case senders.Invite:
+		uid, err := t.reach(ctx, req, now, "")
+		if err != nil {
+			return senders.Result{}, err
+		}
+		var out relationRequest
+		err = t.call(ctx, s, http.MethodPost, accountPath(s, "users", "me", "relation-requests"), nil, invitation{UserID: uid, Message: req.Note}, &out)
+		if te, ok := senders.AsTransportError(err); ok && req.Note != "" && te.Code == CodeRefused && aboutNote(te.Message) {
+			te.Code = CodeNoteRefused
+		}
+		if err != nil {
+			return senders.Result{}, err
+		}
+		return senders.Result{ProviderMessageID: out.ID, At: now}, nil
+	case senders.Message, senders.InMail:
+		return t.send(ctx, req, now)
+	case senders.Follow:
+		uid, err := t.reach(ctx, req, now, "")
+		if err != nil {
+			return senders.Result{}, err
+		}
+		var out relationRequest
+		if err := t.call(ctx, s, http.MethodPost, accountPath(s, "users", "me", "follow", uid), nil, nil, &out); err != nil {
+			return senders.Result{}, err
+		}
+		return senders.Result{ProviderMessageID: out.ID, At: now}, nil
+	}
+	return senders.Result{}, &senders.TransportError{Kind: senders.Permanent, Code: CodeUnsupported,
+		Message: fmt.Sprintf("The unipile transport does not perform %s; remove the step or give the sequence a sender on another transport.", req.Action)}
+}
+
+// send writes a message or an InMail: into the conversation of the
+// earlier messages when there is one, else in a new conversation.
+func (t *Transport) send(ctx context.Context, req senders.Request, now time.Time) (senders.Result, error) {
+	s := req.Sender
+	chatID := ""
+	for i := len(req.Thread.Earlier) - 1; i >= 0 && chatID == ""; i-- {
+		chatID, _ = splitMessageID(req.Thread.Earlier[i])
+	}
+	if req.Action == senders.Message && chatID != "" {
+		t.attempt(req.Key, attempt{sender: *s, action: req.Action, chatID: chatID, text: req.Body, at: now})
+		var out messageSent
+		if err := t.call(ctx, s, http.MethodPost, accountPath(s, "chats", chatID, "messages", "send"), nil, sendMessage{Text: req.Body}, &out); err != nil {
+			return senders.Result{}, err
+		}
+		t.learn(s, chatID)
+		return senders.Result{ProviderMessageID: messageID(chatID, out.MessageID.first()), At: now}, nil
+	}
+	uid, err := t.reach(ctx, req, now, req.Body)
+	if err != nil {
+		return senders.Result{}, err
+	}
+	body := startChat{UsersIDs: []string{uid}, Text: req.Body}
+	if req.Action == senders.InMail {
+		body.Specifics = &chatSpecifics{LinkedIn: linkedInChat{Classic: classicChat{InMail: true}}}
+	}
+	var out chatStarted
+	if err := t.call(ctx, s, http.MethodPost, accountPath(s, "inboxes", classicInbox, "chats", "send"), nil, body, &out); err != nil {
+		return senders.Result{}, err
+	}
+	t.learn(s, out.ChatID)
+	return senders.Result{ProviderMessageID: messageID(out.ChatID, out.MessageID.first()), At: now}, nil
+}
+
+// viewProfile reads the lead's profile and, when LinkedIn gives a visit
+// token, reports the visit: what the lead sees as a profile view.
+func (t *Transport) viewProfile(ctx context.Context, s *senders.Sender, lead senders.Recipient) (senders.Result, error) {
+	p, err := t.profile(ctx, s, lead)
+	if err != nil {
+		return senders.Result{}, err
+	}
+	if tok := p.Specifics.NotifyVisitToken; tok != "" {
+		if err := t.call(ctx, s, http.MethodPost, accountPath(s, "users", "visit-profile"), url.Values{"token": {tok}}, nil, nil); err != nil {
+			return senders.Result{}, err
+		}
+	}
+	return senders.Result{At: t.cfg.Clock.Now(), Profile: p.fields()}, nil
+}
+
+// profile reads the lead's LinkedIn profile by the best identifier it has.
+func (t *Transport) profile(ctx context.Context, s *senders.Sender, lead senders.Recipient) (*userProfile, error) {
+	id := firstOf(lead.ProviderID, lead.PublicIdentifier, lead.LinkedInID)
+	if id == "" {
+		return nil, &senders.TransportError{Kind: senders.Permanent, Code: CodeMissingLinkedIn,
+			Message: "The lead has no LinkedIn provider id, public identifier or LinkedIn id; add one (the part after linkedin.com/in/)."}
+	}
+	var p userProfile
+	if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", id), nil, nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// userID returns the lead's LinkedIn provider id, reading the profile when
+// the lead has only a public identifier.
+func (t *Transport) userID(ctx context.Context, s *senders.Sender, lead senders.Recipient) (string, error) {
+	if lead.ProviderID != "" {
+		return lead.ProviderID, nil
+	}
+	p, err := t.profile(ctx, s, lead)
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}
+
+// reach returns the lead's provider id and records that req is about to
+// be sent to it (with text, for a message): what Lookup looks for should
+// the answer not come.
+func (t *Transport) reach(ctx context.Context, req senders.Request, now time.Time, text string) (string, error) {
+	uid, err := t.userID(ctx, req.Sender, req.Lead)
+	if err != nil {
+		return "", err
+	}
+	t.attempt(req.Key, attempt{sender: *req.Sender, action: req.Action, userID: uid, text: text, at: now})
+	return uid, nil
+}
+
+func (t *Transport) attempt(key string, a attempt) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.attempts[key] = a
+}
+
+// Lookup returns the result of the action performed under key. An action
+// whose outcome was unknown is looked for at Unipile: the invitation among
+// the sender's pending ones, the message among the conversation's, the
+// follow on the profile. A profile view is never found (viewing again is
+// harmless); neither is a key this process never sent (the mapping lives
+// in memory).
+func (t *Transport) Lookup(ctx context.Context, s *senders.Sender, key string) (senders.Result, bool, error) {
+	t.mu.Lock()
+	r, done := t.results[key]
+	a, tried := t.attempts[key]
+	t.mu.Unlock()
+	if done {
+		return r, true, nil
+	}
+	if !tried {
+		return senders.Result{}, false, nil
+	}
+	if s == nil {
+		s = &a.sender
+	}
+	res, found, err := t.find(ctx, s, a)
+	if err != nil || !found {
+		return senders.Result{}, false, err
+	}
+	t.mu.Lock()
+	t.results[key] = res
+	delete(t.attempts, key)
+	t.mu.Unlock()
+	return res, true, nil
+}
+
+func (t *Transport) find(ctx context.Context, s *senders.Sender, a attempt) (senders.Result, bool, error) {
+	switch a.action {
+	case senders.Invite:
+		q := url.Values{"type": {"sent"}, "limit": {"100"}}
+		for offset := 0; offset < 1000; offset += 100 {
+			q.Set("offset", strconv.Itoa(offset))
+			var page list[relationRequest]
+			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relation-requests"), q, nil, &page); err != nil {
+				return senders.Result{}, false, err
+			}
+			for _, r := range page.Data {
+				if r.User.ID == a.userID {
+					return senders.Result{ProviderMessageID: r.ID, At: orTime(r.CreatedAt, a.at)}, true, nil
+				}
+			}
+			if len(page.Data) < 100 {
+				break
+			}
+		}
+		return senders.Result{}, false, nil
+	case senders.Message, senders.InMail:
+		chats := []string{a.chatID}
+		if a.chatID == "" {
+			var uc userChats
+			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", a.userID, "chat"), nil, nil, &uc); err != nil {
+				return senders.Result{}, false, err
+			}
+			chats = chats[:0]
+			for _, c := range uc.Data {
+				chats = append(chats, c.ChatID)
+			}
+		}
+		// Messages come newest first; a minute's margin covers the
+		// provider's clock.
+		q := url.Values{"after": {a.at.Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000Z")}, "limit": {"50"}}
+		for _, chat := range chats {
+			var page list[message]
+			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "chats", chat, "messages"), q, nil, &page); err != nil {
+				return senders.Result{}, false, err
+			}
+			for _, m := range page.Data {
+				if m.IsSender && strings.TrimSpace(m.Text) == strings.TrimSpace(a.text) {
+					t.learn(s, chat)
+					return senders.Result{ProviderMessageID: messageID(chat, m.ID), At: orTime(m.Timestamp, a.at)}, true, nil
+				}
+			}
+		}
+		return senders.Result{}, false, nil
+	case senders.Follow:
+		var p userProfile
+		if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", a.userID), nil, nil, &p); err != nil {
+			return senders.Result{}, false, err
+		}
+		return senders.Result{At: a.at}, p.Following, nil
+	}
+	return senders.Result{}, false, nil
+}
+
+// messageID is the ProviderMessageID of a message: its conversation and
+// its id, so that a later message finds the conversation again.
+func messageID(chatID, msgID string) string { return chatID + "/" + msgID }
+
+// splitMessageID returns the conversation and message of a ProviderMessageID.
+func splitMessageID(id string) (chatID, msgID string) {
+	chatID, msgID, ok := strings.Cut(id, "/")
+	if !ok || chatID == "" {
+		return "", ""
+	}
+	return chatID, msgID
+}
+
+// accountPath is the path of a method called on behalf of s's account.
+func accountPath(s *senders.Sender, parts ...string) string {
+	acc := ""
+	if u := s.Settings.Unipile; u != nil {
+		acc = u.AccountID
+	}
+	return "/" + escapeJoin(append([]string{acc}, parts...))
+}
+
+func escapeJoin(parts []string) string {
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+// call sends one request on behalf of s and decodes the answer into out.
+// A refusal is a *senders.TransportError; an answer that never came or a
+// server error is a plain error (the outcome is unknown).
+func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path string, q url.Values, body, out any) error {
+	u := s.Settings.Unipile
+	if u == nil {
+		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
+			Message: fmt.Sprintf("Sender %s has no unipile settings (account_id, api_key_env); add them to the setup file and apply it.", s.Name)}
+	}
+	key, err := t.cfg.Credentials.Secret(ctx, s, u.APIKeyEnv)
+	if err != nil {
+		if errors.Is(err, senders.ErrCredentialsMissing) {
+			return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
+				Message: fmt.Sprintf("Unipile's API key for sender %s is not set: set %s in the server's environment and restart.", s.Name, u.APIKeyEnv)}
+		}
+		return err
+	}
+	base := strings.TrimRight(firstOf(u.BaseURL, DefaultBaseURL), "/")
+	target := base + path
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-API-KEY", key)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := t.cfg.HTTPClient.Do(req)
+	if err != nil {
+		// The error names the URL, never the key, which is a header.
+		return fmt.Errorf("unipile: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return fmt.Errorf("unipile: %s %s: reading the answer: %w", method, path, err)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if out == nil || len(bytes.TrimSpace(data)) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("unipile: %s %s: the answer is not the documented JSON: %w", method, path, err)
+		}
+		return nil
+	}
+	return answerError(s, resp, data, t.cfg.Clock.Now())
+}
+
+// problem is Unipile's error answer.
+type problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Detail string `json:"detail"`
+	Status int    `json:"status"`
+}
+
+// answerError maps an error answer to what the runner does with it.
+func answerError(s *senders.Sender, resp *http.Response, data []byte, now time.Time) error {
+	var p problem
+	_ = json.Unmarshal(data, &p)
+	said := strings.TrimSpace(firstOf(p.Detail, p.Title, http.StatusText(resp.StatusCode)))
+	if p.Type != "" {
+		said += " (" + p.Type + ")"
+	}
+	code := resp.StatusCode
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		disconnected := strings.HasPrefix(p.Type, "provider/") || (p.Type == "" && code == http.StatusForbidden)
+		if disconnected {
+			return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAccountDisconnected, Signal: senders.SignalAccountDisconnected,
+				Message: fmt.Sprintf("Unipile lost sender %s's LinkedIn session: %s. Its owner must reconnect the account in Unipile (hosted auth link); sending resumes when Unipile reports it running.", s.Name, said)}
+		}
+		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAuthFailed, Signal: senders.SignalAuthFailed,
+			Message: fmt.Sprintf("Unipile refused the API key of sender %s: %s. Check the key in %s and that it belongs to the application of account %s.", s.Name, said, s.Settings.Unipile.APIKeyEnv, s.Settings.Unipile.AccountID)}
+	case code == http.StatusTooManyRequests:
+		wait := retryAfter(resp.Header.Get("Retry-After"), now)
+		hint := "Unipile gave no retry time"
+		if wait > 0 {
+			hint = "retry in " + wait.String()
+		}
+		return &senders.TransportError{Kind: senders.Transient, Code: CodeRateLimited, RetryAfter: wait,
+			Message: fmt.Sprintf("Unipile rate-limited sender %s: %s; %s. Lower the sender's daily caps if this repeats.", s.Name, said, hint)}
+	case code == http.StatusNotFound:
+		return &senders.TransportError{Kind: senders.Permanent, Code: CodeProfileNotFound,
+			Message: fmt.Sprintf("Unipile found nothing: %s. Check the lead's LinkedIn identifier.", said)}
+	case code >= 400 && code < 500:
+		return &senders.TransportError{Kind: senders.Permanent, Code: CodeRefused, Message: "LinkedIn, through Unipile, refused: " + said}
+	}
+	return fmt.Errorf("unipile: answered %d: %s", code, said)
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now).Round(time.Second)
+	}
+	return 0
+}
+
+// aboutNote reports whether a refusal of an invitation speaks of its note.
+func aboutNote(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, w := range []string{"note", "message", "character", "custom"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstOf(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func orTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}

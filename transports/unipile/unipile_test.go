@@ -1,0 +1,450 @@
+package unipile_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/unipile"
+)
+
+var t0 = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+
+const annID = "ACoAAB1lee0000000000000000000000000000"
+
+type bundle struct {
+	fake   *fakeUnipile
+	clock  *apikit.FakeClock
+	tr     *unipile.Transport
+	sender *senders.Sender
+	sink   *sink
+}
+
+func setup(t *testing.T, withSink bool) *bundle {
+	t.Helper()
+	f := newFake(t)
+	clock := apikit.NewFakeClock(t0)
+	b := &bundle{fake: f, clock: clock}
+	cfg := unipile.Config{Credentials: creds{"UNIPILE_API_KEY": apiKey, "WRONG_KEY": "nope"}, Clock: clock,
+		Logger: slog.New(slog.DiscardHandler), HTTPClient: f.srv.Client()}
+	if withSink {
+		b.sink = &sink{pushed: map[string]senders.Inbound{}}
+		cfg.Sink = b.sink
+	}
+	b.tr = unipile.New(cfg)
+	b.sender = &senders.Sender{ID: "snd-ann", WorkspaceID: "ws-1", Name: "max-li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
+		Settings: senders.Settings{Unipile: &senders.Unipile{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: f.srv.URL + "/v2"}}}
+	return b
+}
+
+func (b *bundle) req(key string, a senders.Action, lead senders.Recipient) senders.Request {
+	return senders.Request{Key: key, Sender: b.sender, Action: a, Lead: lead, Purpose: senders.PurposeSequence}
+}
+
+var ann = senders.Recipient{LeadID: "lead-ann", Name: "Ann Lee", PublicIdentifier: "ann-lee-berlin"}
+var annByID = senders.Recipient{LeadID: "lead-ann", Name: "Ann Lee", ProviderID: annID}
+
+func transportError(t *testing.T, err error) *senders.TransportError {
+	t.Helper()
+	te, ok := senders.AsTransportError(err)
+	if !ok {
+		t.Fatalf("want a transport error, got %v", err)
+	}
+	return te
+}
+
+// TestProfileView: the profile is read by the lead's public identifier,
+// the visit is reported with LinkedIn's token, and the profile keeps the
+// provider's id.
+func TestProfileView(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	res, err := b.tr.Perform(context.Background(), b.req("k-view", senders.ProfileView, ann))
+	is.NoErr(err)
+	calls := b.fake.calls()
+	is.Equal(routes(calls), []string{"GET /v2/acc_ann/users/ann-lee-berlin", "POST /v2/acc_ann/users/visit-profile?token=visit-token-ann-1"})
+	is.Equal(calls[0].Key, apiKey) // X-API-KEY
+	is.Equal(res.Profile["provider_id"], annID)
+	is.Equal(res.Profile["name"], "Ann Lee")
+	is.Equal(res.Profile["headline"], "CTO at Globex")
+	is.Equal(res.Profile["public_identifier"], "ann-lee-berlin")
+	is.Equal(res.Profile["network_distance"], "SECOND_DEGREE")
+	is.Equal(res.At, t0)
+}
+
+// TestInvite: an invitation carries the rendered note to the provider id;
+// a lead known by public identifier is looked up first; a key is
+// performed once.
+func TestInvite(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	req := b.req("k-invite", senders.Invite, annByID)
+	req.Note = "Hi Ann!"
+	res, err := b.tr.Perform(ctx, req)
+	is.NoErr(err)
+	calls := b.fake.calls()
+	is.Equal(routes(calls), []string{"POST /v2/acc_ann/users/me/relation-requests"})
+	is.Equal(calls[0].Body, map[string]any{"user_id": annID, "message": "Hi Ann!"})
+	is.Equal(res.ProviderMessageID, "inv-7300000000000000001")
+	again, err := b.tr.Perform(ctx, req)
+	is.NoErr(err)
+	is.Equal(again, res)
+	is.Equal(len(b.fake.calls()), 0) // once per key
+	got, found, err := b.tr.Lookup(ctx, b.sender, "k-invite")
+	is.NoErr(err)
+	is.True(found)
+	is.Equal(got, res)
+
+	// Without a provider id, and without a note: no message field.
+	_, err = b.tr.Perform(ctx, b.req("k-invite-2", senders.Invite, ann))
+	is.NoErr(err)
+	calls = b.fake.calls()
+	is.Equal(routes(calls), []string{"GET /v2/acc_ann/users/ann-lee-berlin", "POST /v2/acc_ann/users/me/relation-requests"})
+	is.Equal(calls[1].Body, map[string]any{"user_id": annID})
+}
+
+// TestInviteRefused: a 422 to an invitation with a note is note_refused
+// (permanent), with the provider's words; without a note it is a plain
+// refusal.
+func TestInviteRefused(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	b.fake.script("POST /v2/acc_ann/users/me/relation-requests", answer{status: 422, file: "error_422.json"}, answer{status: 422, file: "error_422.json"})
+	req := b.req("k-note", senders.Invite, annByID)
+	req.Note = "A very long note"
+	_, err := b.tr.Perform(ctx, req)
+	te := transportError(t, err)
+	is.Equal(te.Kind, senders.Permanent)
+	is.Equal(te.Code, unipile.CodeNoteRefused)
+	is.True(strings.Contains(te.Message, "The invitation message exceeds what this account may send."))
+	_, err = b.tr.Perform(ctx, b.req("k-plain", senders.Invite, annByID))
+	te = transportError(t, err)
+	is.Equal(te.Kind, senders.Permanent)
+	is.Equal(te.Code, unipile.CodeRefused)
+	// Refused is not performed: Lookup finds nothing and asks nothing.
+	b.fake.calls()
+	_, found, err := b.tr.Lookup(ctx, b.sender, "k-note")
+	is.NoErr(err)
+	is.True(!found)
+	is.Equal(len(b.fake.calls()), 0)
+}
+
+// TestMessagesThread: the first message starts a conversation in the
+// classic inbox; the next goes into the same conversation, found from the
+// earlier message's ProviderMessageID.
+func TestMessagesThread(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	first := b.req("k-m1", senders.Message, annByID)
+	first.Body = "Thanks for connecting, Ann!"
+	res, err := b.tr.Perform(ctx, first)
+	is.NoErr(err)
+	is.Equal(res.ProviderMessageID, "chat-ann-1/msg-ann-1")
+	calls := b.fake.calls()
+	is.Equal(routes(calls), []string{"POST /v2/acc_ann/inboxes/CLASSIC_PRIMARY/chats/send"})
+	is.Equal(calls[0].Body, map[string]any{"users_ids": []any{annID}, "text": "Thanks for connecting, Ann!"})
+
+	second := b.req("k-m2", senders.Message, annByID)
+	second.Body, second.Thread = "Any news?", senders.Thread{Earlier: []string{res.ProviderMessageID}}
+	res2, err := b.tr.Perform(ctx, second)
+	is.NoErr(err)
+	is.Equal(res2.ProviderMessageID, "chat-ann-1/msg-ann-2") // message_id came as a list
+	calls = b.fake.calls()
+	is.Equal(routes(calls), []string{"POST /v2/acc_ann/chats/chat-ann-1/messages/send"})
+	is.Equal(calls[0].Body, map[string]any{"text": "Any news?"})
+}
+
+// TestInMailAndFollow: an InMail starts a classic chat with the inmail
+// option; a follow follows the provider id; a like is not performed.
+func TestInMailAndFollow(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	req := b.req("k-inmail", senders.InMail, annByID)
+	req.Subject, req.Body = "Platform teams", "Hello Ann"
+	_, err := b.tr.Perform(ctx, req)
+	is.NoErr(err)
+	calls := b.fake.calls()
+	is.Equal(routes(calls), []string{"POST /v2/acc_ann/inboxes/CLASSIC_PRIMARY/chats/send"})
+	is.Equal(calls[0].Body["specifics"], map[string]any{"linkedin": map[string]any{"classic": map[string]any{"inmail": true}}})
+
+	res, err := b.tr.Perform(ctx, b.req("k-follow", senders.Follow, annByID))
+	is.NoErr(err)
+	is.Equal(routes(b.fake.calls()), []string{"POST /v2/acc_ann/users/me/follow/" + annID})
+	is.Equal(res.ProviderMessageID, "follow-ann-1")
+
+	_, err = b.tr.Perform(ctx, b.req("k-like", senders.Like, annByID))
+	te := transportError(t, err)
+	is.Equal(te.Kind, senders.Permanent)
+	is.Equal(te.Code, unipile.CodeUnsupported)
+	is.Equal(len(b.fake.calls()), 0)
+}
+
+// TestErrors: how each answer reaches the runner.
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		answer answer
+		keyEnv string
+		kind   senders.ErrorKind
+		code   string
+		signal string
+		says   string
+	}{
+		"session lost":   {answer{status: 401, file: "error_401_disconnected.json"}, "", senders.SenderLevel, unipile.CodeAccountDisconnected, senders.SignalAccountDisconnected, "reconnect the account"},
+		"key refused":    {answer{}, "WRONG_KEY", senders.SenderLevel, unipile.CodeAuthFailed, senders.SignalAuthFailed, "Check the key in WRONG_KEY"},
+		"key unset":      {answer{}, "UNSET_KEY", senders.SenderLevel, unipile.CodeCredentialsMissing, senders.SignalCredentialsMissing, "set UNSET_KEY"},
+		"forbidden":      {answer{status: 403}, "", senders.SenderLevel, unipile.CodeAccountDisconnected, senders.SignalAccountDisconnected, "Forbidden"},
+		"rate limited":   {answer{status: 429, file: "error_429.json", header: map[string]string{"Retry-After": "120"}}, "", senders.Transient, unipile.CodeRateLimited, "", "retry in 2m0s"},
+		"unprocessable":  {answer{status: 422, file: "error_422.json"}, "", senders.Permanent, unipile.CodeRefused, "", "(provider/action_refused)"},
+		"no such member": {answer{status: 404}, "", senders.Permanent, unipile.CodeProfileNotFound, "", "Not Found"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			b := setup(t, false)
+			if c.keyEnv != "" {
+				b.sender.Settings.Unipile.APIKeyEnv = c.keyEnv
+			}
+			if c.answer.status != 0 {
+				b.fake.script("POST /v2/acc_ann/users/me/follow/"+annID, c.answer)
+			}
+			_, err := b.tr.Perform(ctx, b.req("k", senders.Follow, annByID))
+			te := transportError(t, err)
+			is.Equal(te.Kind, c.kind)
+			is.Equal(te.Code, c.code)
+			is.Equal(te.Signal, c.signal)
+			is.True(strings.Contains(te.Message, c.says))
+			is.True(!strings.Contains(te.Message, apiKey)) // never the key
+			if c.code == unipile.CodeRateLimited {
+				is.Equal(te.RetryAfter, 2*time.Minute)
+			}
+		})
+	}
+}
+
+// TestUnknownOutcome: a 5xx or a dropped connection is not a transport
+// error; Lookup then looks at Unipile before anything is sent again.
+func TestUnknownOutcome(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+
+	// The invitation went out, the answer did not come back.
+	b.fake.script("POST /v2/acc_ann/users/me/relation-requests", answer{hangUp: true})
+	_, err := b.tr.Perform(ctx, b.req("k-inv", senders.Invite, annByID))
+	is.True(err != nil)
+	_, isTE := senders.AsTransportError(err)
+	is.True(!isTE)
+	b.fake.calls()
+	res, found, err := b.tr.Lookup(ctx, b.sender, "k-inv")
+	is.NoErr(err)
+	is.True(found)
+	is.Equal(res.ProviderMessageID, "inv-7300000000000000001")
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/acc_ann/users/me/relation-requests?limit=100&offset=0&type=sent"})
+	// Found once, it is known: performing the key again sends nothing.
+	again, err := b.tr.Perform(ctx, b.req("k-inv", senders.Invite, annByID))
+	is.NoErr(err)
+	is.Equal(again, res)
+	is.Equal(len(b.fake.calls()), 0)
+
+	// A first message whose answer was a 502: the conversation is found
+	// by the person, the message by its text.
+	b.fake.script("POST /v2/acc_ann/inboxes/CLASSIC_PRIMARY/chats/send", answer{status: 502})
+	m := b.req("k-msg", senders.Message, annByID)
+	m.Body = "Thanks for connecting, Ann!"
+	_, err = b.tr.Perform(ctx, m)
+	is.True(err != nil)
+	_, isTE = senders.AsTransportError(err)
+	is.True(!isTE)
+	b.fake.calls()
+	res, found, err = b.tr.Lookup(ctx, b.sender, "k-msg")
+	is.NoErr(err)
+	is.True(found)
+	is.Equal(res.ProviderMessageID, "chat-ann-1/msg-ann-1")
+	calls := routes(b.fake.calls())
+	is.Equal(len(calls), 2)
+	is.Equal(calls[0], "GET /v2/acc_ann/users/"+annID+"/chat")
+	is.True(strings.HasPrefix(calls[1], "GET /v2/acc_ann/chats/chat-ann-1/messages?after=2026-11-02T08%3A59%3A00.000Z"))
+
+	// A message that never reached the conversation is not found: the
+	// runner may send it.
+	b.fake.script("POST /v2/acc_ann/chats/chat-ann-1/messages/send", answer{status: 500})
+	m2 := b.req("k-msg2", senders.Message, annByID)
+	m2.Body, m2.Thread = "Never arrived", senders.Thread{Earlier: []string{"chat-ann-1/msg-ann-1"}}
+	_, err = b.tr.Perform(ctx, m2)
+	is.True(err != nil)
+	_, found, err = b.tr.Lookup(ctx, b.sender, "k-msg2")
+	is.NoErr(err)
+	is.True(!found)
+
+	// A key this transport never saw is not found, and costs no call.
+	b.fake.calls()
+	_, found, err = b.tr.Lookup(ctx, b.sender, "k-never")
+	is.NoErr(err)
+	is.True(!found)
+	is.Equal(len(b.fake.calls()), 0)
+}
+
+// TestParseWebhook: each event type taken, and the reports' matches.
+func TestParseWebhook(t *testing.T) {
+	is := is.New(t)
+	acc, in, err := unipile.ParseWebhook(testdata(t, "webhook_message_new.json"))
+	is.NoErr(err)
+	is.Equal(acc, "acc_ann")
+	is.Equal(len(in), 1)
+	is.Equal(in[0].Kind, senders.InboundReply)
+	is.Equal(in[0].ProviderMessageID, "chat-ann-1/msg-ann-3")
+	is.Equal(in[0].Body, "Thanks, happy to talk on Thursday.")
+	is.Equal(in[0].Match.ProviderID, annID)
+	is.Equal(in[0].At, time.Date(2026, 11, 2, 10, 5, 0, 0, time.UTC))
+
+	_, in, err = unipile.ParseWebhook(testdata(t, "webhook_relation_accept.json"))
+	is.NoErr(err)
+	is.Equal(len(in), 1)
+	is.Equal(in[0].Kind, senders.InboundAccepted)
+	is.Equal(in[0].Match.ProviderID, annID)
+	is.Equal(in[0].At, time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC))
+
+	_, in, err = unipile.ParseWebhook(testdata(t, "webhook_account_disconnected.json"))
+	is.NoErr(err)
+	is.Equal(len(in), 1)
+	is.Equal(in[0].Kind, senders.InboundSignal)
+	is.Equal(in[0].Signal, senders.SignalAccountDisconnected)
+
+	// The sender's own message, and events leadline does not take, report
+	// nothing; a body that is no event is an error.
+	own := strings.Replace(string(testdata(t, "webhook_message_new.json")), `"is_sender": false`, `"is_sender": true`, 1)
+	_, in, err = unipile.ParseWebhook([]byte(own))
+	is.NoErr(err)
+	is.Equal(len(in), 0)
+	_, in, err = unipile.ParseWebhook([]byte(`{"id":"e","account_id":"acc_ann","type":"message.receipt.read","payload":{}}`))
+	is.NoErr(err)
+	is.Equal(len(in), 0)
+	_, _, err = unipile.ParseWebhook([]byte(`not json`))
+	is.True(err != nil)
+	_, _, err = unipile.ParseWebhook([]byte(`{"type":"message.new"}`))
+	is.True(err != nil)
+}
+
+// TestVerifyWebhook: the documented signature, and every way it fails.
+func TestVerifyWebhook(t *testing.T) {
+	is := is.New(t)
+	body := testdata(t, "webhook_message_new.json")
+	now := time.Date(2026, 11, 2, 10, 5, 2, 0, time.UTC)
+	h := func(v string) http.Header {
+		out := http.Header{}
+		if v != "" {
+			out.Set(unipile.SignatureHeader, v)
+		}
+		return out
+	}
+	is.NoErr(unipile.VerifyWebhook("whsec", h(unipile.Sign("whsec", body, now.Add(-time.Minute))), body, now))
+	// Several v0 values (a rotated secret): one that matches is enough.
+	both := unipile.Sign("old", body, now) + ",v0=" + strings.SplitN(unipile.Sign("whsec", body, now), "v0=", 2)[1]
+	is.NoErr(unipile.VerifyWebhook("whsec", h(both), body, now))
+	for name, c := range map[string]struct {
+		secret, header string
+		body           []byte
+		want           error
+	}{
+		"unsigned":     {"whsec", "", body, unipile.ErrUnsigned},
+		"wrong secret": {"whsec", unipile.Sign("other", body, now), body, unipile.ErrBadSignature},
+		"tampered":     {"whsec", unipile.Sign("whsec", body, now), append([]byte("{} "), body...), unipile.ErrBadSignature},
+		"stale":        {"whsec", unipile.Sign("whsec", body, now.Add(-6*time.Minute)), body, unipile.ErrStale},
+		"from ahead":   {"whsec", unipile.Sign("whsec", body, now.Add(6*time.Minute)), body, unipile.ErrStale},
+		"garbled":      {"whsec", "t=abc,v0=zz", body, unipile.ErrBadSignature},
+		"no secret":    {"", unipile.Sign("", body, now), body, unipile.ErrNoSecret},
+	} {
+		if err := unipile.VerifyWebhook(c.secret, h(c.header), c.body, now); !errors.Is(err, c.want) {
+			t.Errorf("%s: got %v, want %v", name, err, c.want)
+		}
+	}
+}
+
+// TestPolling: the senders the transport worked for are polled for new
+// relations and for replies in their conversations, with the webhooks'
+// ProviderMessageIDs and dedupe keys; the account's status becomes a
+// signal.
+func TestPolling(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	m := b.req("k-m1", senders.Message, annByID)
+	m.Body = "Thanks for connecting, Ann!"
+	_, err := b.tr.Perform(ctx, m)
+	is.NoErr(err)
+	b.fake.calls()
+
+	until := time.Date(2026, 11, 2, 10, 10, 0, 0, time.UTC)
+	in, err := b.tr.Inbound(ctx, until)
+	is.NoErr(err)
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/accounts/acc_ann", "GET /v2/acc_ann/users/me/relations?limit=100",
+		"GET /v2/acc_ann/chats/chat-ann-1/messages?after=2026-11-02T09%3A00%3A00.000Z&limit=100"})
+	is.Equal(len(in), 2) // Ann's relation (not the old one) and her reply (not the sender's message)
+	is.Equal(in[0].Kind, senders.InboundAccepted)
+	is.Equal(in[0].SenderID, b.sender.ID)
+	is.Equal(in[0].Match.ProviderID, annID)
+	is.Equal(in[1].Kind, senders.InboundReply)
+	is.Equal(in[1].SenderID, b.sender.ID)
+
+	// The same reply by webhook has the same ProviderMessageID and dedupe
+	// key: the queue and the inbox take it once.
+	_, hooked, err := unipile.ParseWebhook(testdata(t, "webhook_message_new.json"))
+	is.NoErr(err)
+	is.Equal(hooked[0].ProviderMessageID, in[1].ProviderMessageID)
+	is.Equal(unipile.Dedupe("acc_ann", hooked[0]), unipile.Dedupe("acc_ann", in[1]))
+	_, hooked, _ = unipile.ParseWebhook(testdata(t, "webhook_relation_accept.json"))
+	is.Equal(unipile.Dedupe("acc_ann", hooked[0]), unipile.Dedupe("acc_ann", in[0]))
+
+	// Not due again before PollEvery; then only what is newer.
+	in, err = b.tr.Inbound(ctx, until.Add(time.Minute))
+	is.NoErr(err)
+	is.Equal(len(in), 0)
+	is.Equal(len(b.fake.calls()), 0)
+	b.fake.script("GET /v2/accounts/acc_ann", answer{status: 200, file: "account.json"})
+	in, err = b.tr.Inbound(ctx, until.Add(unipile.DefaultPollEvery))
+	is.NoErr(err)
+	is.Equal(len(in), 0)
+	is.Equal(len(b.fake.calls()), 3)
+}
+
+// TestPollingSignalsAndSink: a disconnected account is signalled; with a
+// sink, what polling finds is pushed under the webhooks' dedupe keys.
+func TestPollingSignalsAndSink(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, true)
+	ctx := context.Background()
+	_, err := b.tr.Perform(ctx, b.req("k-inv", senders.Invite, annByID))
+	is.NoErr(err)
+	// The account answers 401 provider/invalid_authorization.
+	b.fake.script("GET /v2/accounts/acc_ann", answer{status: 401, file: "error_401_disconnected.json"})
+	until := time.Date(2026, 11, 2, 10, 10, 0, 0, time.UTC)
+	in, err := b.tr.Inbound(ctx, until)
+	is.NoErr(err)
+	is.Equal(len(in), 0) // pushed, not returned
+	is.Equal(len(b.sink.order), 1)
+	for _, got := range b.sink.pushed {
+		is.Equal(got.Kind, senders.InboundSignal)
+		is.Equal(got.Signal, senders.SignalAccountDisconnected)
+		is.Equal(got.SenderID, b.sender.ID)
+	}
+	// Next poll: the account is running again, Ann accepted.
+	in, err = b.tr.Inbound(ctx, until.Add(unipile.DefaultPollEvery))
+	is.NoErr(err)
+	is.Equal(len(in), 0)
+	_, hooked, _ := unipile.ParseWebhook(testdata(t, "webhook_relation_accept.json"))
+	pushed, fresh := b.sink.pushed["ws-1|unipile|"+unipile.Dedupe("acc_ann", hooked[0])]
+	is.True(fresh)
+	is.Equal(pushed.Kind, senders.InboundAccepted)
+}
