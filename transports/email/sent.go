@@ -17,6 +17,10 @@ import (
 // SMTP transaction has not been confirmed.
 const PendingKeyword imap.Flag = "$LeadlinePending"
 
+// capGmail is the capability of Gmail's IMAP, which files sent mail
+// itself: its copy is kept, and leadline's removed.
+const capGmail imap.Cap = "X-GM-EXT-1"
+
 // DefaultSent is the sent folder when the settings name none.
 const DefaultSent = "Sent"
 
@@ -137,6 +141,12 @@ func copies(c *imapclient.Client, id string) (all, pending []imap.UID, err error
 // and leadline's is removed.
 func (t *Transport) confirm(ctx context.Context, b *box, s *senders.Sender, l *letter, uid imap.UID) error {
 	return t.imapOp(ctx, b, s, func(c *imapclient.Client) error {
+		clear := func(uid imap.UID) error {
+			return c.Store(imap.UIDSetNum(uid), &imap.StoreFlags{Op: imap.StoreFlagsDel, Silent: true, Flags: []imap.Flag{PendingKeyword}}, nil).Close()
+		}
+		if uid != 0 && !c.Caps().Has(capGmail) {
+			return clear(uid)
+		}
 		all, pending, err := copies(c, l.id)
 		if err != nil {
 			return err
@@ -150,7 +160,7 @@ func (t *Transport) confirm(ctx context.Context, b *box, s *senders.Sender, l *l
 		if len(all) > 1 {
 			return remove(c, uid)
 		}
-		return c.Store(imap.UIDSetNum(uid), &imap.StoreFlags{Op: imap.StoreFlagsDel, Silent: true, Flags: []imap.Flag{PendingKeyword}}, nil).Close()
+		return clear(uid)
 	})
 }
 

@@ -28,7 +28,9 @@ type servers struct {
 	ca                 string
 }
 
-func testServers(t *testing.T) servers {
+func testServers(t *testing.T) servers { return testServersB(t) }
+
+func testServersB(t testing.TB) servers {
 	t.Helper()
 	smtpAddr, imapAddr := os.Getenv("LEADLINE_TEST_SMTP"), os.Getenv("LEADLINE_TEST_IMAP")
 	if smtpAddr == "" || imapAddr == "" {
@@ -49,7 +51,7 @@ func testServers(t *testing.T) servers {
 	return s
 }
 
-func address(t *testing.T) string {
+func address(testing.TB) string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return "t-" + hex.EncodeToString(b) + "@leadline.test"
