@@ -64,6 +64,14 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		if res.ProviderMessageID != "" {
 			data["provider_message_id"] = res.ProviderMessageID
 		}
+		if pid, _ := res.Profile["provider_id"].(string); action == senders.ProfileView && pid != "" {
+			// A provider's profile view names the person: the lead keeps
+			// the provider's id (later messages and replies match it) and
+			// the fields the same answer holds.
+			if err := svc.leads.SetProfile(ctx, e.WorkspaceID, e.LeadID, res.Profile); err != nil {
+				return false, err
+			}
+		}
 		ev := enrollments.EventFor(e, enrollments.EventActionSent, a.StepID, data)
 		ev.SenderID = c.sender.ID
 		if err := svc.log.EmitMany(ctx, []events.Event{ev}); err != nil {

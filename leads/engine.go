@@ -61,11 +61,20 @@ func (s *Service) MarkReplied(ctx context.Context, workspaceID string, leadIDs .
 	return nil
 }
 
-// SetProfile stores what enrichment found of a lead's profile.
+// SetProfile stores what a profile view found of a lead (enrichment, or a
+// provider's view in a sequence), and keeps the provider's id of the person
+// it names.
 func (s *Service) SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error {
 	now := s.clock.Now()
-	_, err := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("profile = ?", profile).Set("enriched_at = ?", now).
-		Set("updated_at = ?", now).Where("workspace_id = ? AND id = ?", workspaceID, leadID).Exec(ctx)
+	q := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("profile = ?", profile).Set("enriched_at = ?", now).
+		Set("updated_at = ?", now).Where("workspace_id = ? AND id = ?", workspaceID, leadID)
+	if pid, _ := profile["provider_id"].(string); pid != "" && len(pid) <= 200 {
+		// The provider's id of the person, kept unless the lead has one
+		// or another lead of the workspace holds it (it is unique).
+		q = q.Set(`provider_id = CASE WHEN provider_id IS NULL AND NOT EXISTS
+			(SELECT 1 FROM leads AS o WHERE o.workspace_id = ? AND o.provider_id = ?) THEN ? ELSE provider_id END`, workspaceID, pid, pid)
+	}
+	_, err := q.Exec(ctx)
 	return err
 }
 

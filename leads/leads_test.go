@@ -158,3 +158,41 @@ func BenchmarkService(b *testing.B) {
 		})
 	}
 }
+
+// TestInboundMatchAndProviderID: a profile view keeps the provider's id of
+// the person (unless another lead holds it), and an inbound message finds
+// its lead by that id or by its address; an unsubscribe marks the lead
+// do-not-contact once.
+func TestInboundMatchAndProviderID(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d)
+		kim, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{PublicIdentifier: str("kim-lee"), EmailPersonal: str("Kim@Home.test")})
+		is.NoErr(err)
+		bo, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{PublicIdentifier: str("bo-chen")})
+		is.NoErr(err)
+		is.NoErr(b.svc.SetProfile(b.ctx, b.p.WorkspaceID, kim.Lead.ID, map[string]any{"provider_id": "ACo-kim", "headline": "CTO"}))
+		// Bo's view names Kim's id by mistake: it stays Kim's.
+		is.NoErr(b.svc.SetProfile(b.ctx, b.p.WorkspaceID, bo.Lead.ID, map[string]any{"provider_id": "ACo-kim"}))
+		got, err := b.svc.Get(b.ctx, b.p, kim.Lead.ID)
+		is.NoErr(err)
+		is.Equal(*got.ProviderID, "ACo-kim")
+		got, err = b.svc.Get(b.ctx, b.p, bo.Lead.ID)
+		is.NoErr(err)
+		is.Equal(got.ProviderID, nil)
+
+		for _, c := range []struct{ email, pid, want string }{
+			{"", "ACo-kim", kim.Lead.ID}, {"kim@home.TEST", "", kim.Lead.ID}, {"nobody@x.test", "ACo-none", ""}, {"", "", ""},
+		} {
+			id, err := b.svc.MatchInbound(b.ctx, b.p.WorkspaceID, c.email, c.pid)
+			is.NoErr(err)
+			is.Equal(id, c.want)
+		}
+		is.NoErr(b.svc.Unsubscribe(b.ctx, b.p.WorkspaceID, kim.Lead.ID, leads.UnsubscribedByReply))
+		is.NoErr(b.svc.Unsubscribe(b.ctx, b.p.WorkspaceID, kim.Lead.ID, leads.UnsubscribedByReply))
+		got, err = b.svc.Get(b.ctx, b.p, kim.Lead.ID)
+		is.NoErr(err)
+		is.True(got.DoNotContact)
+		is.Equal(apikit.ErrorCode(b.svc.Unsubscribe(b.ctx, apikit.NewID(), kim.Lead.ID, leads.UnsubscribedByLink)), apikit.ENotFound)
+	})
+}
