@@ -44,6 +44,10 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 			must(e.svc.Commit(ctx, e.p, enrollments.EnrollInput{SequenceID: e.ids["Berlin CTOs"], LeadIDs: ids, Confirm: true}))
 			e.runUntil(monday.Add(6 * time.Hour))
 			e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], LeadID: ids[0], At: e.clock.Now(), ProviderMessageID: "p-1", Body: "Sounds good, Thursday?"})
+			// A mailbox's report names no lead: it is matched by the message
+			// it answers, then by who wrote.
+			e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], At: e.clock.Now(), ProviderMessageID: "p-2", Body: "Who is this?",
+				Match: &senders.Match{MessageIDs: []string{"<nope@leadline.test>"}, Email: "nobody@example.test", ProviderID: "ACo-nobody"}})
 			// The lead books a meeting: the booking finds the lead's thread
 			// with the sender.
 			lead, sender := ids[0], e.ids["anna"]
