@@ -47,6 +47,9 @@ type Reader struct {
 	Lease time.Duration
 	// PollEvery is how often a server without IDLE is asked (1 minute).
 	PollEvery time.Duration
+	// Polling asks every PollEvery also where the server has IDLE (for a
+	// server whose IDLE is known to be unreliable).
+	Polling bool
 	// IdleFor is how long one IDLE lasts before the reader renews its
 	// lease and looks again (1 minute; below Lease).
 	IdleFor time.Duration
@@ -378,7 +381,7 @@ func (x *mailboxConn) report(m *imapclient.FetchMessageBuffer) (senders.Inbound,
 // ends. ok is called after each successful catch-up.
 func (x *mailboxConn) follow(ctx context.Context, ok func()) error {
 	r := x.r
-	idle := x.c.Caps().Has(imap.CapIdle)
+	idle := x.c.Caps().Has(imap.CapIdle) && !r.Polling
 	for {
 		if _, err := x.catchUp(ctx); err != nil {
 			return err

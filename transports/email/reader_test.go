@@ -302,3 +302,27 @@ func TestReaderReconnectsAfterIdleCut(t *testing.T) {
 	is.True(errors.Is(<-done, context.Canceled))
 	is.Equal(len(sink.reports()), 3)
 }
+
+// TestReaderPolls: without IDLE, Run asks again every PollEvery.
+func TestReaderPolls(t *testing.T) {
+	is := is.New(t)
+	d, srv, s := faultInbox(t, "pw")
+	sink := &recorder{}
+	r := testReader(d, s, sink, mailtest.Secrets{"PW": "pw"})
+	r.Polling = true
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.Run(ctx) }()
+	srv.Deliver(t, rawMail("bob@acme.test", srv.Username, "p1@acme.test", "", "one"))
+	sink.waitFor(t, 1)
+	srv.Deliver(t, rawMail("bob@acme.test", srv.Username, "p2@acme.test", "", "two"))
+	sink.waitFor(t, 2)
+	cancel()
+	is.True(errors.Is(<-done, context.Canceled))
+	is.Equal(srv.Logins(), 1) // one connection, asked again and again
+	select {
+	case <-srv.Idling():
+		t.Fatal("the reader went into IDLE")
+	default:
+	}
+}
