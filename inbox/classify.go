@@ -190,6 +190,17 @@ func ownText(body string) string {
 
 // autoReply recognizes a message sent by a machine.
 func autoReply(headers map[string]string, subject, text string) bool {
+	return MachineHeaders(headers) || autoSubject.prefixOf(subject) || oooWords.in(text)
+}
+
+// AutoReplyHeaders are the headers by which a machine's answer is known
+// (RFC 3834 and the common vendors'): what a transport passes on in
+// Arrived.Headers.
+var AutoReplyHeaders = []string{"Auto-Submitted", "X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Apple-Action", "Precedence"}
+
+// MachineHeaders reports whether a message's headers (AutoReplyHeaders,
+// names in any case) say a machine sent it.
+func MachineHeaders(headers map[string]string) bool {
 	for k, v := range headers {
 		v = strings.ToLower(strings.TrimSpace(v))
 		switch strings.ToLower(k) {
@@ -209,7 +220,7 @@ func autoReply(headers map[string]string, subject, text string) bool {
 			}
 		}
 	}
-	return autoSubject.prefixOf(subject) || oooWords.in(text)
+	return false
 }
 
 // prefixOf reports whether the folded subject starts with one of ps.

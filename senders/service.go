@@ -101,6 +101,14 @@ func (svc *Service) Every(ctx context.Context) ([]Sender, error) {
 	return out, svc.db.IDB(ctx).NewSelect().Model(&out).OrderExpr("s.id").Scan(ctx)
 }
 
+// ByTransport returns every sender of every workspace whose transport is
+// transport, paused ones too (their mailboxes still receive replies), by
+// id: the senders a transport's background reader serves.
+func (svc *Service) ByTransport(ctx context.Context, transport string) ([]*Sender, error) {
+	var out []*Sender
+	return out, svc.db.IDB(ctx).NewSelect().Model(&out).Where("s.transport = ?", transport).OrderExpr("s.id").Scan(ctx)
+}
+
 // Once reports whether this is the first call for (s, key) on s's local
 // day at t: it is how daily alerts fire once a day.
 func (svc *Service) Once(ctx context.Context, s *Sender, key string, t time.Time) (bool, error) {
