@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"context"
+
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
@@ -31,7 +33,9 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 	}
 	var token func(workspaceID, leadID string) (string, error)
 	if !p.SecretKey.IsZero() {
-		token = func(workspaceID, leadID string) (string, error) { return leads.UnsubscribeToken(p.SecretKey, workspaceID, leadID) }
+		token = func(workspaceID, leadID string) (string, error) {
+			return leads.UnsubscribeToken(p.SecretKey, workspaceID, leadID)
+		}
 	}
 	return map[string]senders.Transport{
 		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates),
@@ -39,4 +43,17 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 			PublicURL: o.PublicURL, Token: token}),
 		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger, Sink: p.Inbound}),
 	}
+}
+
+// MailReader returns the reader of the smtp senders' inboxes: it queues
+// their replies, bounces and auto-replies on the inbound queue, one reader
+// per inbox across replicas. `leadline serve` and `leadline work` run it.
+func (p *Platform) MailReader(creds senders.Credentials) *email.Reader {
+	if creds == nil {
+		creds = senders.EnvCredentials{}
+	}
+	list := func(ctx context.Context) ([]*senders.Sender, error) {
+		return p.Senders.ByTransport(ctx, senders.TransportSMTP)
+	}
+	return email.NewReader(list, p.Inbound, email.NewStates(p.DB), creds, p.Clock, p.Logger)
 }

@@ -106,7 +106,7 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 		}
 		var missing []string
 		for _, f := range spec.Required {
-			if s.Text(f) == "" {
+			if s.Text(f) == "" && !(f == "subject" && s.Type == TypeEmail && followsEmail(q.Steps[:i])) {
 				missing = append(missing, "a "+f)
 			}
 		}
@@ -332,4 +332,11 @@ func Unsupported(q *Sequence, ss []senders.Sender) []Problem {
 		}
 	}
 	return out
+}
+
+// followsEmail reports whether an email step comes before: an email step
+// without a subject of its own follows up in its thread, as "Re: " and the
+// first email's subject.
+func followsEmail(before []Step) bool {
+	return slices.ContainsFunc(before, func(s Step) bool { return s.Type == TypeEmail && s.Subject != "" })
 }

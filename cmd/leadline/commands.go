@@ -101,6 +101,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		go func() {
 			defer close(runnerDone)
 			go pl.WebhookWorker(nil).Run(runCtx, webhookTick)
+			go runMailReader(runCtx, pl, logger)
 			opts.apply(pl.Runner()).Run(runCtx, *opts.tick)
 		}()
 	} else {

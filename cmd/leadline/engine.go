@@ -30,6 +30,13 @@ func publicURLFlag(fs *flag.FlagSet) *string {
 	return fs.String("public-url", os.Getenv("LEADLINE_PUBLIC_URL"), "the server's public base URL, e.g. https://leadline.example.com: unsubscribe links and provider webhooks use it (default $LEADLINE_PUBLIC_URL)")
 }
 
+// runMailReader reads the smtp senders' inboxes until ctx ends.
+func runMailReader(ctx context.Context, pl *platform.Platform, logger *slog.Logger) {
+	if err := pl.MailReader(nil).Run(ctx); err != nil && ctx.Err() == nil {
+		logger.Error("mail reader stopped", "error", err)
+	}
+}
+
 // checkPublicURL reports a public URL that is no absolute http(s) URL.
 func checkPublicURL(command, raw string) error {
 	if raw == "" {
@@ -120,6 +127,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
 	go pl.WebhookWorker(nil).Run(ctx, webhookTick)
+	go runMailReader(ctx, pl, logger)
 	opts.apply(pl.Runner()).Run(ctx, *opts.tick)
 	return nil
 }

@@ -168,6 +168,11 @@ func (r *Reader) follow(ctx context.Context, s *senders.Sender) {
 	for ctx.Err() == nil {
 		x, err := r.open(ctx, s)
 		if err == nil {
+			if failures > 0 {
+				// The inbox connects again after failing: the sender goes
+				// on (a failure of its SMTP server is the hourly probe's).
+				r.signal(ctx, s, senders.SignalRecovered, "")
+			}
 			err = x.follow(ctx, func() { failures = 0 })
 			x.close()
 		}
@@ -184,12 +189,27 @@ func (r *Reader) follow(ctx context.Context, s *senders.Sender) {
 			attrs := []any{"sender", s.Name, "attempt", failures, "retry_in", wait.String(), "error", err}
 			if te, ok := senders.AsTransportError(err); ok {
 				attrs = append(attrs, "code", te.Code)
+				if te.Kind == senders.SenderLevel && failures == 1 {
+					// The sender's health shows it, with what to fix.
+					r.signal(ctx, s, te.Signal, te.Message)
+				}
 			}
 			r.Log.Warn("email reader: reading the inbox failed", attrs...)
 		}
 		if r.wait(ctx, wait) != nil {
 			return
 		}
+	}
+}
+
+// signal queues a signal about s's account, at most once a minute per
+// kind (the queue's dedupe key).
+func (r *Reader) signal(ctx context.Context, s *senders.Sender, signal, message string) {
+	now := r.Clock.Now()
+	in := senders.Inbound{Kind: senders.InboundSignal, SenderID: s.ID, At: now, Signal: signal, Message: message}
+	dedupe := "signal:" + s.ID + ":" + signal + ":" + now.UTC().Truncate(time.Minute).Format(time.RFC3339)
+	if _, err := r.Sink.PushReport(ctx, s.WorkspaceID, SourceIMAP, dedupe, in); err != nil && ctx.Err() == nil {
+		r.Log.Warn("email reader: could not queue a signal", "sender", s.Name, "signal", signal, "error", err)
 	}
 }
 

@@ -1,0 +1,132 @@
+package email_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/inbox"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/mailtest"
+	"github.com/leadline/leadline/internal/secret"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/platform"
+	"github.com/leadline/leadline/setup"
+)
+
+// TestWholeRunOnRealServers is a sequence of email, wait and email run
+// through the real Postfix and Dovecot: the first email reaches the
+// lead's mailbox, her reply comes back over IMAP into the thread, the
+// enrollment stops, and the second email is never sent.
+func TestWholeRunOnRealServers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		box, ann := mailtest.Mailbox(t), mailtest.Mailbox(t)
+		clock := apikit.NewFakeClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
+		pl := platform.New(platform.Config{DB: d, Clock: clock, SecretKey: secret.TestKey()})
+		creds := mailtest.Secrets{"MAIL_PW": mailtest.Password}
+		pl.UseTransports(pl.Transports(platform.Outside{PublicURL: "https://leadline.example.test", Credentials: creds, Seed: 1}))
+		smtpSet, imapSet := box.SMTP("MAIL_PW"), box.IMAP("MAIL_PW")
+		f, err := setup.Decode(strings.NewReader(fmt.Sprintf(`workspaces:
+  - name: acme
+    timezone: UTC
+    members: [{email: owner@acme.test, role: owner}]
+    senders:
+      - name: mail
+        channel: email
+        address: %s
+        timezone: UTC
+        transport: smtp
+        schedule: {mon-sun: ["00:00-23:59"]}
+        smtp: {host: %s, port: %d, security: none, username: %s, password_env: MAIL_PW, display_name: "Dana Whitfield"}
+        imap: {host: %s, port: %d, security: none, username: %s, password_env: MAIL_PW, inbox: INBOX, sent: Sent}
+    sequences:
+      - name: Mail run
+        senders: [mail]
+        steps:
+          - {id: hi, type: email, subject: "Hello {{first_name}}", body: "Hi {{first_name}}, a question for you."}
+          - {id: pause, type: wait, days: 2}
+          - {id: again, type: email, body: "Following up on my note."}
+`, box.Address, smtpSet.Host, smtpSet.Port, box.Address, imapSet.Host, imapSet.Port, box.Address)))
+		is.NoErr(err)
+		_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
+		is.NoErr(err)
+		w, err := pl.Workspaces.ByName(ctx, "acme")
+		is.NoErr(err)
+		p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
+		name, addr := "Ann Lee", ann.Address
+		lead, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: &name, EmailWork: &addr})
+		is.NoErr(err)
+		q, err := pl.Sequences.ByName(ctx, w.ID, "Mail run")
+		is.NoErr(err)
+		is.NoErr(pl.Sequences.ActivateByName(ctx, w.ID, "Mail run"))
+		_, err = pl.Enrollments.Commit(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{lead.Lead.ID}, Confirm: true})
+		is.NoErr(err)
+
+		runner := pl.Runner()
+		tick := func() {
+			t.Helper()
+			if _, err := runner.Tick(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tick()
+		// The first email is in Ann's mailbox, and its copy in Sent.
+		ann.Wait(t, 1)
+		got := string(ann.Messages(t, "INBOX")[0])
+		is.True(strings.Contains(got, "Subject: Hello Ann"))
+		is.True(strings.Contains(got, "List-Unsubscribe: <https://leadline.example.test/unsubscribe/"))
+		id := regexp.MustCompile(`(?m)^Message-ID: <([^>]+)>`).FindStringSubmatch(got)
+		is.True(id != nil)
+		is.Equal(len(box.Messages(t, "Sent")), 1)
+
+		// Ann answers from her mail client.
+		reply := fmt.Sprintf("From: Ann Lee <%s>\r\nTo: %s\r\nSubject: Re: Hello Ann\r\nMessage-ID: <reply-1@leadline.test>\r\n"+
+			"In-Reply-To: <%s>\r\nReferences: <%s>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"+
+			"Sounds interesting — happy to talk. How about Thursday?\r\n\r\nOn Mon, Dana wrote:\r\n> Hi Ann, a question for you.\r\n",
+			ann.Address, box.Address, id[1], id[1])
+		box.Deliver(t, ann.Address, []string{box.Address}, []byte(reply), 1)
+		s, err := pl.Senders.ByName(ctx, w.ID, "mail")
+		is.NoErr(err)
+		n, err := pl.MailReader(creds).Once(ctx, s)
+		is.NoErr(err)
+		is.Equal(n, 1)
+		clock.Advance(time.Minute)
+		tick()
+
+		// The reply is in the thread, matched by In-Reply-To; the
+		// enrollment stopped.
+		page, err := pl.Inbox.List(ctx, p, inbox.Filter{LeadID: lead.Lead.ID, Limit: 10})
+		is.NoErr(err)
+		is.Equal(len(page.Data), 1)
+		v, err := pl.Inbox.Get(ctx, p, page.Data[0].ID)
+		is.NoErr(err)
+		is.Equal(len(v.Messages), 2)
+		is.Equal(v.Messages[1].Direction, inbox.In)
+		is.True(strings.Contains(v.Messages[1].Body, "How about Thursday?"))
+		en, err := pl.Enrollments.List(ctx, p, enrollments.Filter{LeadID: lead.Lead.ID, Limit: 10})
+		is.NoErr(err)
+		is.Equal(len(en.Data), 1)
+		is.True(en.Data[0].Status != enrollments.Active)
+
+		// Days later, no second email: reading the same mail again
+		// queues nothing new.
+		clock.Advance(3 * 24 * time.Hour)
+		tick()
+		n, err = pl.MailReader(creds).Once(ctx, s)
+		is.NoErr(err)
+		is.Equal(n, 0)
+		tick()
+		is.Equal(len(ann.Messages(t, "INBOX")), 1)
+		is.Equal(len(box.Messages(t, "Sent")), 1)
+	})
+}
