@@ -435,8 +435,7 @@ func escapeJoin(parts []string) string {
 func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path string, q url.Values, body, out any) error {
 	u := s.Settings.Unipile
 	if u == nil {
-		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
-			Message: fmt.Sprintf("Sender %s has no unipile settings (account_id, api_key_env); add them to the setup file and apply it.", s.Name)}
+		return noSettings(s)
 	}
 	key, err := t.cfg.Credentials.Secret(ctx, s, u.APIKeyEnv)
 	if err != nil {
@@ -488,6 +487,12 @@ func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path st
 		return nil
 	}
 	return answerError(s, resp, data, t.cfg.Clock.Now())
+}
+
+// noSettings is the error of a sender without unipile settings.
+func noSettings(s *senders.Sender) error {
+	return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
+		Message: fmt.Sprintf("Sender %s has no unipile settings (account_id, api_key_env); add them to the setup file and apply it.", s.Name)}
 }
 
 // problem is Unipile's error answer.

@@ -511,3 +511,62 @@ func TestPollingSignalsAndSink(t *testing.T) {
 	is.True(fresh)
 	is.Equal(pushed.Kind, senders.InboundAccepted)
 }
+
+// TestCheckAndProbe: the account's status as `leadline senders check`
+// shows it and as the runner's hourly probe reads it.
+func TestCheckAndProbe(t *testing.T) {
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		keyEnv  string
+		answers []answer
+		steps   []bool // OK of each step
+		says    string // the last step's detail contains it
+		signal  string // Probe's signal; "" for nil
+	}{
+		"running":           {"", nil, []bool{true, true, true, true}, "running", ""},
+		"key unset":         {"UNSET_KEY", nil, []bool{true, false}, "set UNSET_KEY", senders.SignalCredentialsMissing},
+		"key refused":       {"WRONG_KEY", nil, []bool{true, true, false}, "Check the key in WRONG_KEY", senders.SignalAuthFailed},
+		"disconnected":      {"", []answer{{status: 200, file: "account_disconnected.json"}}, []bool{true, true, true, false}, "reconnect the account", senders.SignalAccountDisconnected},
+		"session lost, 401": {"", []answer{{status: 401, file: "error_401_disconnected.json"}}, []bool{true, true, true, false}, "reconnect the account", senders.SignalAccountDisconnected},
+		"no such account":   {"", []answer{{status: 404}}, []bool{true, true, false}, "check account_id", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			b := setup(t, false)
+			if c.keyEnv != "" {
+				b.sender.Settings.Unipile.APIKeyEnv = c.keyEnv
+			}
+			// Each answer twice: once for Check, once for Probe.
+			for _, a := range c.answers {
+				b.fake.script("GET /v2/accounts/acc_ann", a, a)
+			}
+			steps := b.tr.Check(ctx, b.sender)
+			var oks []bool
+			for _, st := range steps {
+				oks = append(oks, st.OK)
+				is.True(!strings.Contains(st.Detail, apiKey)) // never the key
+			}
+			is.Equal(oks, c.steps)
+			is.True(strings.Contains(steps[len(steps)-1].Detail, c.says))
+
+			err := b.tr.Probe(ctx, b.sender)
+			switch {
+			case c.signal == "" && name == "running":
+				is.NoErr(err)
+			case c.signal == "":
+				is.True(err != nil)
+			default:
+				is.Equal(transportError(t, err).Signal, c.signal)
+			}
+		})
+	}
+	// Without settings, the first step says what to add.
+	is := is.New(t)
+	b := setup(t, false)
+	b.sender.Settings.Unipile = nil
+	steps := b.tr.Check(ctx, b.sender)
+	is.Equal(len(steps), 1)
+	is.True(!steps[0].OK)
+	is.True(strings.Contains(steps[0].Detail, "account_id and api_key_env"))
+	is.True(b.tr.Probe(ctx, b.sender) != nil)
+}
