@@ -383,7 +383,8 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		case ok:
 			withNote = true
 		case step.NoteFallback == sequences.NoteFallbackWithoutNote:
-			texts["note"] = ""
+			// Sent without the note: the request carries a note only when
+			// the action is recorded with one.
 		default:
 			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
 				return nil, false, err
