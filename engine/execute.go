@@ -53,7 +53,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollment
 func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, error) {
 	t := r.transports[c.sender.Transport]
 	if c.recover {
-		res, found, err := t.Lookup(ctx, c.sender, c.action.IdemKey)
+		res, found, err := t.Lookup(ctx, c.req)
 		if err != nil {
 			return res, nil, err
 		}
@@ -82,7 +82,8 @@ func actionKey(e *enrollments.Enrollment, stepID string) string {
 var errNotPerformed = errors.New("not performed")
 
 // recovering prepares the outcome lookup of an action an earlier run
-// recorded as sending.
+// recorded as sending: the request is built again as that run built it,
+// so that a transport can look for what it would have sent.
 func (r *Runner) recovering(ctx context.Context, e *enrollments.Enrollment, a *enrollments.ActionRecord) (*call, error) {
 	q, err := r.sequence(ctx, e.WorkspaceID, e.SequenceID)
 	if err != nil {
@@ -92,8 +93,18 @@ func (r *Runner) recovering(ctx context.Context, e *enrollments.Enrollment, a *e
 	if err != nil {
 		return nil, err
 	}
+	lead, err := r.lead(ctx, e)
+	if err != nil {
+		return nil, err
+	}
 	step, _ := q.StepByID(a.StepID)
-	return &call{e: e, q: q, step: step, sender: s, action: a, recover: true}, nil
+	req, err := r.request(ctx, e, step, s, lead, a)
+	if err != nil && !errors.As(err, new(*templateError)) {
+		return nil, err
+	}
+	// A template the lead no longer fills leaves the texts empty: the key,
+	// the sender and the lead still name the action.
+	return &call{e: e, q: q, step: step, sender: s, action: a, req: req, leadClient: lead.ClientID, recover: true}, nil
 }
 
 // prepare is phase one: it checks every rule for the enrollment's step at
@@ -340,7 +351,6 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		e.WaitOn(s.ID, action, "outside_schedule", &next)
 		return save()
 	}
-	rec := lead.Recipient()
 	if action.Channel() == senders.LinkedIn && !enrollments.HasLinkedIn(lead) {
 		return failWith("missing_linkedin", "The lead has no LinkedIn id, provider id or public identifier.")
 	}
@@ -373,7 +383,8 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		case ok:
 			withNote = true
 		case step.NoteFallback == sequences.NoteFallbackWithoutNote:
-			texts["note"] = ""
+			// Sent without the note: the request carries a note only when
+			// the action is recorded with one.
 		default:
 			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
 				return nil, false, err
@@ -393,14 +404,45 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	if err := r.svc.store.Save(ctx, e); err != nil {
 		return nil, false, err
 	}
-	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: rec, Note: texts["note"], Subject: texts["subject"], Body: texts["body"], Purpose: senders.PurposeSequence}
-	if threads(s, action) {
-		if req.Thread, err = r.svc.inbox.Earlier(ctx, s, e.LeadID, e.SequenceID); err != nil {
-			return nil, false, err
-		}
+	req, err := r.request(ctx, e, step, s, lead, a)
+	if err != nil {
+		return nil, false, err
 	}
 	return &call{e: e, q: q, step: step, sender: s, action: a, req: req, leadClient: lead.ClientID}, false, nil
 }
+
+// request builds the request of action a, the enrollment's step for lead
+// through sender s: the step's texts rendered for the lead (the note only
+// when a was recorded with one), and the conversation it continues. The
+// run that records a and a later run that recovers it build the same
+// request: templates are pure, and a's thread holds nothing of a until its
+// outcome is recorded. A template the lead does not fill is a
+// *templateError, with the request built without texts.
+func (r *Runner) request(ctx context.Context, e *enrollments.Enrollment, step sequences.Step, s *senders.Sender, lead *leads.Lead,
+	a *enrollments.ActionRecord) (senders.Request, error) {
+	action := senders.Action(a.Action)
+	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: lead.Recipient(), Purpose: senders.PurposeSequence}
+	if threads(s, action) {
+		var err error
+		if req.Thread, err = r.svc.inbox.Earlier(ctx, s, e.LeadID, e.SequenceID); err != nil {
+			return req, err
+		}
+	}
+	texts, err := render(step, lead)
+	if err != nil {
+		return req, err
+	}
+	if a.WithNote {
+		req.Note = texts["note"]
+	}
+	req.Subject, req.Body = texts["subject"], texts["body"]
+	return req, nil
+}
+
+// templateError is a step's template the lead does not fill.
+type templateError struct{ msg string }
+
+func (e *templateError) Error() string { return e.msg }
 
 // render fills a step's templates (its type's: the note, subject and
 // body it sends) with the lead's variables.
@@ -411,7 +453,7 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 	for _, field := range spec.Templates {
 		out, missing, err := sequences.Render(step.Text(field), vars)
 		if err != nil || len(missing) > 0 {
-			return nil, fmt.Errorf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)
+			return nil, &templateError{fmt.Sprintf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)}
 		}
 		if field == "subject" && apikit.OneLine(field, out) != nil {
 			// A lead's value can carry a line break into a subject: it

@@ -217,26 +217,18 @@ type Inbox interface {
 
 // toThread puts a sent message, InMail or email into its thread, which
 // belongs to the lead's client (client scope reads it there). A
-// recovered action is rendered again from its step: templates are pure, so
-// the text is the one that was sent.
+// recovered action's request was built again from its step: templates are
+// pure, so the text is the one that was sent.
 func (r *Runner) toThread(ctx context.Context, e *enrollments.Enrollment, c *call, res senders.Result, now time.Time) error {
 	switch senders.Action(c.action.Action) {
 	case senders.Message, senders.InMail, senders.SendEmail:
 	default:
 		return nil
 	}
-	subject, body, client := c.req.Subject, c.req.Body, c.leadClient
-	if c.recover {
-		ls, err := r.svc.leads.ByIDs(ctx, e.WorkspaceID, []string{e.LeadID})
-		if err != nil || len(ls) == 0 {
-			return err
-		}
-		texts, err := render(c.step, &ls[0])
-		if err != nil {
-			return nil
-		}
-		subject, body, client = texts["subject"], texts["body"], ls[0].ClientID
+	if c.recover && c.req.Subject == "" && c.req.Body == "" {
+		return nil // the lead no longer fills the step's templates
 	}
+	subject, body, client := c.req.Subject, c.req.Body, c.leadClient
 	at := res.At
 	if at.IsZero() {
 		at = now

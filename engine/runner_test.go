@@ -217,6 +217,82 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 	})
 }
 
+// recording performs through the sandbox and keeps the requests Perform
+// and Lookup receive; while losing, it loses Perform's answer.
+type recording struct {
+	*sandbox.Network
+	mu              sync.Mutex
+	losing          bool
+	performed, seen []senders.Request
+}
+
+func (r *recording) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	res, err := r.Network.Perform(ctx, req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.performed = append(r.performed, req)
+	if err == nil && r.losing {
+		return senders.Result{}, errors.New("502 after the request was sent")
+	}
+	return res, err
+}
+
+func (r *recording) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
+	r.mu.Lock()
+	r.seen = append(r.seen, req)
+	r.mu.Unlock()
+	return r.Network.Lookup(ctx, req)
+}
+
+// TestRecoveredLookupGetsTheOriginalRequest: after a restart, the runner
+// asks the transport about an action of unknown outcome with the request
+// the first run performed (the texts, the note, the lead), so that a
+// provider without idempotency keys can look for what it sent.
+func TestRecoveredLookupGetsTheOriginalRequest(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEngine(t, d, mailSequences)
+		e.activate("Notes")
+		e.activate("Mail only")
+		ann, bob := e.lead("Ann Lee", nil), e.lead("Bob Roe", nil)
+		e.enrol("Notes", ann)
+		e.enrol("Mail only", bob)
+		e.clock.Set(monday.Add(2 * time.Hour)) // inside the windows
+
+		rec := &recording{Network: e.net, losing: true}
+		_, err := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: rec}).Tick(ctx)
+		is.NoErr(err)
+		is.Equal(len(rec.performed), 2)
+
+		// A new runner (a restart), after the lease.
+		rec.losing = false
+		e.clock.Advance(engine.DefaultLease + time.Second)
+		_, err = e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: rec}).Tick(ctx)
+		is.NoErr(err)
+		is.Equal(len(rec.performed), 2) // found, not sent again
+		is.Equal(len(rec.seen), 2)
+		byKey := map[string]senders.Request{}
+		for _, r := range rec.performed {
+			byKey[r.Key] = r
+		}
+		for _, got := range rec.seen {
+			want, ok := byKey[got.Key]
+			is.True(ok)
+			is.Equal(got.Sender.ID, want.Sender.ID)
+			got.Sender, want.Sender = nil, nil
+			is.Equal(got, want)
+		}
+		is.Equal(byKey[rec.seen[0].Key].Note+byKey[rec.seen[1].Key].Note, "Hi Ann") // the invitation's note
+		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
+		is.Equal(e.enrollment(bob).Status, enrollments.Active)
+		v := e.thread(bob) // the recovered email lands in its thread, as sent
+		is.Equal(len(v.Messages), 1)
+		is.Equal(*v.Messages[0].Subject, "Hello Bob")
+		is.Equal(v.Messages[0].Body, "Hi Bob, a question.")
+	})
+}
+
 func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)

@@ -368,15 +368,15 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 		return nil, err
 	}
 	t := svc.transport(s.Transport)
-	key := "reply:" + m.ID
-	res, perr := t.Perform(ctx, senders.Request{Key: key, Sender: s, Action: action, Lead: lead.Recipient(),
-		Subject: in.Subject, Body: in.Body, Purpose: senders.PurposeReply})
+	req := senders.Request{Key: "reply:" + m.ID, Sender: s, Action: action, Lead: lead.Recipient(),
+		Subject: in.Subject, Body: in.Body, Purpose: senders.PurposeReply}
+	res, perr := t.Perform(ctx, req)
 	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
-		// The outcome is unknown: the transport's record says whether the
-		// key was performed.
+		// The outcome is unknown: the transport looks for what the request
+		// would have sent.
 		var found bool
 		var lerr error
-		if res, found, lerr = t.Lookup(ctx, s, key); lerr == nil && found {
+		if res, found, lerr = t.Lookup(ctx, req); lerr == nil && found {
 			perr = nil
 		} else {
 			perr = &senders.TransportError{Kind: senders.Transient, Code: "no_answer", Message: "the provider did not answer"}

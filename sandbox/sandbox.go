@@ -377,11 +377,11 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 	}
 }
 
-// Lookup returns the result of the action performed under key.
-func (n *Network) Lookup(ctx context.Context, _ *senders.Sender, key string) (senders.Result, bool, error) {
+// Lookup returns the result of the action performed under req.Key.
+func (n *Network) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	r, ok := n.results[key]
+	r, ok := n.results[req.Key]
 	return r, ok, nil
 }
 

@@ -169,11 +169,12 @@ type Transport interface {
 	// Perform performs req once per key. A *TransportError means it was
 	// not performed; any other error leaves the outcome unknown.
 	Perform(ctx context.Context, req Request) (Result, error)
-	// Lookup returns the result of the action sender s performed under
-	// key, and false when no action was performed under it. s is the
-	// sender the action was asked of: a mailbox looks in its own sent
-	// folder.
-	Lookup(ctx context.Context, s *Sender, key string) (Result, bool, error)
+	// Lookup returns the result of the action performed under req.Key,
+	// and false when none was. req is the request Perform was given (the
+	// runner builds it again after a restart): a mailbox looks in
+	// req.Sender's sent folder, a provider that takes no idempotency key
+	// looks for what req would have sent to req.Lead.
+	Lookup(ctx context.Context, req Request) (Result, bool, error)
 	// Inbound returns, once each, what happened outside up to until.
 	Inbound(ctx context.Context, until time.Time) ([]Inbound, error)
 	// NextInbound returns when the next inbound event is due, for

@@ -114,13 +114,14 @@ func (t *Transport) Perform(ctx context.Context, req senders.Request) (senders.R
 	return senders.Result{ProviderMessageID: l.id, At: now}, nil
 }
 
-// Lookup finds the email sent under key in the sender's sent folder, by
-// its Message-ID. A copy still marked pending is treated as sent.
-func (t *Transport) Lookup(ctx context.Context, s *senders.Sender, key string) (senders.Result, bool, error) {
+// Lookup finds the email sent under req.Key in req.Sender's sent folder,
+// by its Message-ID. A copy still marked pending is treated as sent.
+func (t *Transport) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
+	s := req.Sender
 	if s == nil || s.Address == nil {
 		return senders.Result{}, false, errors.New("email: lookup needs the sender")
 	}
-	id := MessageID(key, *s.Address)
+	id := MessageID(req.Key, *s.Address)
 	b := t.box(s.ID)
 	b.mu.Lock()
 	defer b.mu.Unlock()

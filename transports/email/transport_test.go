@@ -172,11 +172,11 @@ func TestSendThroughPostfix(t *testing.T) {
 		}
 	}
 	// Lookup finds a key's message, and not another key's.
-	r, found, err := tr.Lookup(ctx, s, "enr-1:step-1:1:0")
+	r, found, err := tr.Lookup(ctx, senders.Request{Key: "enr-1:step-1:1:0", Sender: s, Action: senders.SendEmail})
 	is.NoErr(err)
 	is.True(found)
 	is.Equal(r.ProviderMessageID, res.ProviderMessageID)
-	_, found, err = tr.Lookup(ctx, s, "enr-1:step-9:1:0")
+	_, found, err = tr.Lookup(ctx, senders.Request{Key: "enr-1:step-9:1:0", Sender: s, Action: senders.SendEmail})
 	is.NoErr(err)
 	is.True(!found)
 }

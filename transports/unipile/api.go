@@ -186,6 +186,15 @@ type userChats struct {
 	} `json:"data"`
 }
 
+// chat is one of "List all Chats" (newest last message first).
+type chat struct {
+	Object        string    `json:"object"`
+	ID            string    `json:"id"`
+	UserID        string    `json:"user_id"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	LastMessageAt time.Time `json:"last_message_timestamp"`
+}
+
 // accountInfo is "Get an Account"'s answer.
 type accountInfo struct {
 	Object string `json:"object"`

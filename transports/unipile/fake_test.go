@@ -58,10 +58,19 @@ func newFake(t *testing.T) *fakeUnipile {
 		"POST /v2/{acc}/chats/{chat}/messages/send":         {200, "message_sent.json", nil, false},
 		"GET /v2/{acc}/chats/{chat}/messages":               {200, "messages.json", nil, false},
 		"GET /v2/{acc}/users/{id}/chat":                     {200, "user_chat.json", nil, false},
+		"GET /v2/acc_ann/chats":                             {200, "chats.json", nil, false},
 		"GET /v2/accounts/{acc}":                            {200, "account.json", nil, false},
 	}
 	for pattern, a := range routes {
-		f.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { f.write(w, a) })
+		f.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			// A conversation with its own example answers with it.
+			if chat := r.PathValue("chat"); chat != "" && r.Method == http.MethodGet {
+				if _, err := os.Stat(filepath.Join("testdata", "messages_"+chat+".json")); err == nil {
+					a.file = "messages_" + chat + ".json"
+				}
+			}
+			f.write(w, a)
+		})
 	}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)

@@ -175,10 +175,12 @@ func Dedupe(accountID string, in senders.Inbound) string {
 
 // Inbound polls each sender the transport worked for, at most every
 // PollEvery: the account's status, the relations made since the last
-// poll and the new messages in the conversations the sender wrote in. It
-// is the fallback of the webhooks: a reply in a conversation the sender
-// did not start here reaches leadline by webhook only. A sender that
-// cannot be polled is logged and tried at the next poll.
+// poll, and the new messages of others in every conversation of the
+// account with activity since then (whoever started it). It is the
+// fallback of the webhooks, reporting under the same dedupe keys. The
+// cursor lives in memory: a sender's first poll in a process reads
+// Lookback back. A sender that cannot be polled is logged and tried at
+// the next poll, from the same cursor.
 func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inbound, error) {
 	t.mu.Lock()
 	var due []*account
@@ -192,12 +194,8 @@ func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inb
 	for _, a := range due {
 		t.mu.Lock()
 		s, since := a.sender, a.since
-		chats := make([]string, 0, len(a.chats))
-		for c := range a.chats {
-			chats = append(chats, c)
-		}
 		t.mu.Unlock()
-		got, status, err := t.poll(ctx, &s, since, until, chats)
+		got, status, err := t.poll(ctx, &s, since, until)
 		if err != nil {
 			t.cfg.Logger.Warn("unipile: poll", "sender", s.Name, "error", err)
 		}
@@ -236,12 +234,12 @@ func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inb
 }
 
 // poll reads one sender's news between since and until.
-func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until time.Time, chats []string) ([]senders.Inbound, string, error) {
+func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until time.Time) ([]senders.Inbound, string, error) {
 	if s.Settings.Unipile == nil {
 		return nil, "", nil
 	}
-	var info accountInfo
-	if err := t.call(ctx, s, http.MethodGet, "/accounts/"+url.PathEscape(s.Settings.Unipile.AccountID), nil, nil, &info); err != nil {
+	info, err := t.account(ctx, s)
+	if err != nil {
 		if te, ok := senders.AsTransportError(err); ok && te.Kind == senders.SenderLevel {
 			return []senders.Inbound{{Kind: senders.InboundSignal, Signal: te.Signal, At: until, Message: te.Message}}, "", err
 		}
@@ -257,7 +255,11 @@ func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until ti
 			out = append(out, accepted(r.User, r.CreatedAt))
 		}
 	}
-	q := url.Values{"after": {since.UTC().Format("2006-01-02T15:04:05.000Z")}, "limit": {"100"}}
+	chats, err := t.activeChats(ctx, s, since)
+	if err != nil {
+		return out, info.Status, err
+	}
+	q := url.Values{"after": {stamp(since)}, "limit": {strconv.Itoa(pageSize)}}
 	for _, c := range chats {
 		var page list[message]
 		if err := t.call(ctx, s, http.MethodGet, accountPath(s, "chats", c, "messages"), q, nil, &page); err != nil {
@@ -275,6 +277,49 @@ func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until ti
 	}
 	return out, info.Status, nil
 }
+
+// maxChatPages bounds the pages of chats one poll reads.
+const maxChatPages = 10
+
+// activeChats returns the account's conversations with a message after
+// since. Unipile lists them by their last message, newest first (its
+// after filter is on their creation, so it is not used): the list is read
+// until a chat's last activity is not after since.
+func (t *Transport) activeChats(ctx context.Context, s *senders.Sender, since time.Time) ([]string, error) {
+	var out []string
+	q := url.Values{"limit": {strconv.Itoa(pageSize)}}
+	for range maxChatPages {
+		var page list[chat]
+		if err := t.call(ctx, s, http.MethodGet, accountPath(s, "chats"), q, nil, &page); err != nil {
+			return out, err
+		}
+		for _, c := range page.Data {
+			if last := orTime(c.LastMessageAt, c.UpdatedAt); !last.IsZero() && !last.After(since) {
+				return out, nil
+			}
+			out = append(out, c.ID)
+		}
+		if len(page.Data) < pageSize {
+			break
+		}
+		if page.NextCursor != "" {
+			q.Set("cursor", page.NextCursor)
+		} else {
+			q.Set("offset", strconv.Itoa(len(out)))
+		}
+	}
+	return out, nil
+}
+
+// account reads the account's status.
+func (t *Transport) account(ctx context.Context, s *senders.Sender) (accountInfo, error) {
+	var info accountInfo
+	err := t.call(ctx, s, http.MethodGet, "/accounts/"+url.PathEscape(s.Settings.Unipile.AccountID), nil, nil, &info)
+	return info, err
+}
+
+// stamp is a time as Unipile's filters take it.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // NextInbound reports no time: Unipile's news come when they come.
 func (t *Transport) NextInbound() (time.Time, bool) { return time.Time{}, false }

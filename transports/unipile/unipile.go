@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,11 @@ const maxAnswer = 4 << 20
 // DefaultPollEvery is how often Inbound polls each known sender.
 const DefaultPollEvery = 10 * time.Minute
 
+// DefaultLookback is how far back the first poll of a sender in a process
+// reads: what arrived while no process polled it (a restart) is read
+// again, and what came before is dropped as duplicate by its dedupe key.
+const DefaultLookback = 24 * time.Hour
+
 // Config is what a Transport needs.
 type Config struct {
 	// Credentials give the API key named by a sender's api_key_env.
@@ -83,6 +89,9 @@ type Config struct {
 	// PollEvery is how often each sender is polled; DefaultPollEvery when
 	// zero.
 	PollEvery time.Duration
+	// Lookback is how far back a sender's first poll reads;
+	// DefaultLookback when zero.
+	Lookback time.Duration
 }
 
 // Transport performs actions through Unipile. It is safe for concurrent
@@ -91,36 +100,21 @@ type Transport struct {
 	cfg Config
 
 	mu sync.Mutex
-	// results are the actions performed, by key: Unipile takes no
-	// idempotency key, so the transport keeps its own (in memory: see
-	// docs/TRANSPORTS.md for what that leaves open).
+	// results are the actions performed by this process, by key: the fast
+	// path of Perform and Lookup. Unipile takes no idempotency key; what
+	// was performed is otherwise found at Unipile (Lookup).
 	results map[string]senders.Result
-	// attempts are the actions whose outcome is unknown, by key: what
-	// Lookup looks for.
-	attempts map[string]attempt
 	// known are the senders the transport has worked for, by id: the ones
 	// Inbound polls.
 	known map[string]*account
 }
 
-// attempt is an action sent without a known outcome.
-type attempt struct {
-	sender senders.Sender
-	action senders.Action
-	userID string
-	chatID string
-	text   string
-	at     time.Time
-}
-
 // account is what polling keeps of one sender.
 type account struct {
-	sender   senders.Sender
-	since    time.Time       // what happened after it is new
-	next     time.Time       // the next poll
-	chats    map[string]bool // the conversations the sender wrote in
-	status   string          // the account's last known status
-	statusAt time.Time
+	sender senders.Sender
+	since  time.Time // what happened after it is new
+	next   time.Time // the next poll
+	status string    // the account's last known status
 }
 
 // New returns a transport.
@@ -140,44 +134,45 @@ func New(cfg Config) *Transport {
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = DefaultPollEvery
 	}
-	return &Transport{cfg: cfg, results: map[string]senders.Result{}, attempts: map[string]attempt{}, known: map[string]*account{}}
+	if cfg.Lookback <= 0 {
+		cfg.Lookback = DefaultLookback
+	}
+	return &Transport{cfg: cfg, results: map[string]senders.Result{}, known: map[string]*account{}}
 }
 
 var _ senders.Transport = (*Transport)(nil)
 
-// learn remembers s for polling.
-func (t *Transport) learn(s *senders.Sender, chatID string) {
+// learn remembers s for polling and returns what this process performed
+// under key, if anything. A sender's first poll reads Lookback back.
+func (t *Transport) learn(s *senders.Sender, key string) (senders.Result, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a, ok := t.known[s.ID]
 	if !ok {
 		now := t.cfg.Clock.Now()
-		a = &account{since: now, next: now, chats: map[string]bool{}, status: "running"}
+		a = &account{since: now.Add(-t.cfg.Lookback), next: now, status: "running"}
 		t.known[s.ID] = a
 	}
 	a.sender = *s
-	if chatID != "" {
-		a.chats[chatID] = true
-	}
+	r, done := t.results[key]
+	return r, done
+}
+
+// remember keeps the result of key.
+func (t *Transport) remember(key string, r senders.Result) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.results[key] = r
 }
 
 // Perform performs req once per key.
 func (t *Transport) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
-	t.learn(req.Sender, "")
-	t.mu.Lock()
-	r, done := t.results[req.Key]
-	t.mu.Unlock()
-	if done {
+	if r, done := t.learn(req.Sender, req.Key); done {
 		return r, nil
 	}
 	res, err := t.perform(ctx, req)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, known := senders.AsTransportError(err); err == nil || known {
-		delete(t.attempts, req.Key)
-	}
 	if err == nil {
-		t.results[req.Key] = res
+		t.remember(req.Key, res)
 	}
 	return res, err
 }
@@ -189,7 +184,7 @@ func (t *Transport) perform(ctx context.Context, req senders.Request) (senders.R
 	case senders.ProfileView:
 		return t.viewProfile(ctx, s, req.Lead)
 	case senders.Invite:
-		uid, err := t.reach(ctx, req, now, "")
+		uid, err := t.userID(ctx, s, req.Lead)
 		if err != nil {
 			return senders.Result{}, err
 		}
@@ -205,7 +200,7 @@ func (t *Transport) perform(ctx context.Context, req senders.Request) (senders.R
 	case senders.Message, senders.InMail:
 		return t.send(ctx, req, now)
 	case senders.Follow:
-		uid, err := t.reach(ctx, req, now, "")
+		uid, err := t.userID(ctx, s, req.Lead)
 		if err != nil {
 			return senders.Result{}, err
 		}
@@ -223,20 +218,14 @@ func (t *Transport) perform(ctx context.Context, req senders.Request) (senders.R
 // earlier messages when there is one, else in a new conversation.
 func (t *Transport) send(ctx context.Context, req senders.Request, now time.Time) (senders.Result, error) {
 	s := req.Sender
-	chatID := ""
-	for i := len(req.Thread.Earlier) - 1; i >= 0 && chatID == ""; i-- {
-		chatID, _ = splitMessageID(req.Thread.Earlier[i])
-	}
-	if req.Action == senders.Message && chatID != "" {
-		t.attempt(req.Key, attempt{sender: *s, action: req.Action, chatID: chatID, text: req.Body, at: now})
+	if chatID := threadChat(req); chatID != "" {
 		var out messageSent
 		if err := t.call(ctx, s, http.MethodPost, accountPath(s, "chats", chatID, "messages", "send"), nil, sendMessage{Text: req.Body}, &out); err != nil {
 			return senders.Result{}, err
 		}
-		t.learn(s, chatID)
 		return senders.Result{ProviderMessageID: messageID(chatID, out.MessageID.first()), At: now}, nil
 	}
-	uid, err := t.reach(ctx, req, now, req.Body)
+	uid, err := t.userID(ctx, s, req.Lead)
 	if err != nil {
 		return senders.Result{}, err
 	}
@@ -248,8 +237,21 @@ func (t *Transport) send(ctx context.Context, req senders.Request, now time.Time
 	if err := t.call(ctx, s, http.MethodPost, accountPath(s, "inboxes", classicInbox, "chats", "send"), nil, body, &out); err != nil {
 		return senders.Result{}, err
 	}
-	t.learn(s, out.ChatID)
 	return senders.Result{ProviderMessageID: messageID(out.ChatID, out.MessageID.first()), At: now}, nil
+}
+
+// threadChat is the conversation a message continues: the chat of the
+// latest earlier message, "" for a first message or an InMail.
+func threadChat(req senders.Request) string {
+	if req.Action != senders.Message {
+		return ""
+	}
+	for i := len(req.Thread.Earlier) - 1; i >= 0; i-- {
+		if chatID, _ := splitMessageID(req.Thread.Earlier[i]); chatID != "" {
+			return chatID
+		}
+	}
+	return ""
 }
 
 // viewProfile reads the lead's profile and, when LinkedIn gives a visit
@@ -294,109 +296,106 @@ func (t *Transport) userID(ctx context.Context, s *senders.Sender, lead senders.
 	return p.ID, nil
 }
 
-// reach returns the lead's provider id and records that req is about to
-// be sent to it (with text, for a message): what Lookup looks for should
-// the answer not come.
-func (t *Transport) reach(ctx context.Context, req senders.Request, now time.Time, text string) (string, error) {
-	uid, err := t.userID(ctx, req.Sender, req.Lead)
-	if err != nil {
-		return "", err
-	}
-	t.attempt(req.Key, attempt{sender: *req.Sender, action: req.Action, userID: uid, text: text, at: now})
-	return uid, nil
-}
-
-func (t *Transport) attempt(key string, a attempt) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.attempts[key] = a
-}
-
-// Lookup returns the result of the action performed under key. An action
-// whose outcome was unknown is looked for at Unipile: the invitation among
-// the sender's pending ones, the message among the conversation's, the
-// follow on the profile. A profile view is never found (viewing again is
-// harmless); neither is a key this process never sent (the mapping lives
-// in memory).
-func (t *Transport) Lookup(ctx context.Context, s *senders.Sender, key string) (senders.Result, bool, error) {
-	t.mu.Lock()
-	r, done := t.results[key]
-	a, tried := t.attempts[key]
-	t.mu.Unlock()
-	if done {
+// Lookup returns the result of the action performed under req.Key. What
+// this process performed is known; anything else is looked for at
+// Unipile, from the request alone (a restart loses nothing): the
+// invitation among the sender's pending ones to the lead, the message
+// among the conversation's by its text, the follow on the profile. A
+// profile view is never found (viewing again is harmless).
+func (t *Transport) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
+	if r, done := t.learn(req.Sender, req.Key); done {
 		return r, true, nil
 	}
-	if !tried {
+	res, found, err := t.find(ctx, req)
+	if te, ok := senders.AsTransportError(err); ok && te.Kind == senders.Permanent {
+		// No such member (any more): nothing to find. Performed again, the
+		// action meets the same refusal, which the runner records.
 		return senders.Result{}, false, nil
 	}
-	if s == nil {
-		s = &a.sender
-	}
-	res, found, err := t.find(ctx, s, a)
 	if err != nil || !found {
 		return senders.Result{}, false, err
 	}
-	t.mu.Lock()
-	t.results[key] = res
-	delete(t.attempts, key)
-	t.mu.Unlock()
+	t.remember(req.Key, res)
 	return res, true, nil
 }
 
-func (t *Transport) find(ctx context.Context, s *senders.Sender, a attempt) (senders.Result, bool, error) {
-	switch a.action {
+// pageSize is the page of the lists Lookup and polling read.
+const pageSize = 100
+
+func (t *Transport) find(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
+	s, now := req.Sender, t.cfg.Clock.Now()
+	switch req.Action {
 	case senders.Invite:
-		q := url.Values{"type": {"sent"}, "limit": {"100"}}
-		for offset := 0; offset < 1000; offset += 100 {
+		uid, err := t.userID(ctx, s, req.Lead)
+		if err != nil {
+			return senders.Result{}, false, err
+		}
+		q := url.Values{"type": {"sent"}, "limit": {strconv.Itoa(pageSize)}}
+		for offset := 0; offset < 10*pageSize; offset += pageSize {
 			q.Set("offset", strconv.Itoa(offset))
 			var page list[relationRequest]
 			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relation-requests"), q, nil, &page); err != nil {
 				return senders.Result{}, false, err
 			}
 			for _, r := range page.Data {
-				if r.User.ID == a.userID {
-					return senders.Result{ProviderMessageID: r.ID, At: orTime(r.CreatedAt, a.at)}, true, nil
+				if r.User.ID == uid {
+					return senders.Result{ProviderMessageID: r.ID, At: orTime(r.CreatedAt, now)}, true, nil
 				}
 			}
-			if len(page.Data) < 100 {
+			if len(page.Data) < pageSize {
 				break
 			}
 		}
 		return senders.Result{}, false, nil
 	case senders.Message, senders.InMail:
-		chats := []string{a.chatID}
-		if a.chatID == "" {
-			var uc userChats
-			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", a.userID, "chat"), nil, nil, &uc); err != nil {
+		var chats []string
+		if c := threadChat(req); c != "" {
+			chats = []string{c}
+		} else {
+			uid, err := t.userID(ctx, s, req.Lead)
+			if err != nil {
 				return senders.Result{}, false, err
 			}
-			chats = chats[:0]
+			var uc userChats
+			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", uid, "chat"), nil, nil, &uc); err != nil {
+				return senders.Result{}, false, err
+			}
 			for _, c := range uc.Data {
 				chats = append(chats, c.ChatID)
 			}
 		}
-		// Messages come newest first; a minute's margin covers the
-		// provider's clock.
-		q := url.Values{"after": {a.at.Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000Z")}, "limit": {"50"}}
-		for _, chat := range chats {
-			var page list[message]
-			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "chats", chat, "messages"), q, nil, &page); err != nil {
-				return senders.Result{}, false, err
-			}
-			for _, m := range page.Data {
-				if m.IsSender && strings.TrimSpace(m.Text) == strings.TrimSpace(a.text) {
-					t.learn(s, chat)
-					return senders.Result{ProviderMessageID: messageID(chat, m.ID), At: orTime(m.Timestamp, a.at)}, true, nil
-				}
+		for _, c := range chats {
+			if r, ok, err := t.findMessage(ctx, s, c, req); err != nil || ok {
+				return r, ok, err
 			}
 		}
 		return senders.Result{}, false, nil
 	case senders.Follow:
-		var p userProfile
-		if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", a.userID), nil, nil, &p); err != nil {
+		p, err := t.profile(ctx, s, req.Lead)
+		if err != nil {
 			return senders.Result{}, false, err
 		}
-		return senders.Result{At: a.at}, p.Following, nil
+		return senders.Result{At: now}, p.Following, nil
+	}
+	return senders.Result{}, false, nil
+}
+
+// findMessage looks in a conversation's latest messages (newest first)
+// for one the sender wrote with req's text, newer than the earlier
+// messages req continues.
+func (t *Transport) findMessage(ctx context.Context, s *senders.Sender, chatID string, req senders.Request) (senders.Result, bool, error) {
+	var page list[message]
+	if err := t.call(ctx, s, http.MethodGet, accountPath(s, "chats", chatID, "messages"), url.Values{"limit": {"50"}}, nil, &page); err != nil {
+		return senders.Result{}, false, err
+	}
+	for _, m := range page.Data {
+		id := messageID(chatID, m.ID)
+		if slices.Contains(req.Thread.Earlier, id) {
+			break // what req continues: anything older came before it
+		}
+		if m.IsSender && strings.TrimSpace(m.Text) == strings.TrimSpace(req.Body) {
+			return senders.Result{ProviderMessageID: id, At: orTime(m.Timestamp, t.cfg.Clock.Now())}, true, nil
+		}
 	}
 	return senders.Result{}, false, nil
 }
@@ -436,8 +435,7 @@ func escapeJoin(parts []string) string {
 func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path string, q url.Values, body, out any) error {
 	u := s.Settings.Unipile
 	if u == nil {
-		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
-			Message: fmt.Sprintf("Sender %s has no unipile settings (account_id, api_key_env); add them to the setup file and apply it.", s.Name)}
+		return noSettings(s)
 	}
 	key, err := t.cfg.Credentials.Secret(ctx, s, u.APIKeyEnv)
 	if err != nil {
@@ -489,6 +487,12 @@ func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path st
 		return nil
 	}
 	return answerError(s, resp, data, t.cfg.Clock.Now())
+}
+
+// noSettings is the error of a sender without unipile settings.
+func noSettings(s *senders.Sender) error {
+	return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
+		Message: fmt.Sprintf("Sender %s has no unipile settings (account_id, api_key_env); add them to the setup file and apply it.", s.Name)}
 }
 
 // problem is Unipile's error answer.

@@ -99,7 +99,7 @@ func TestInvite(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(again, res)
 	is.Equal(len(b.fake.calls()), 0) // once per key
-	got, found, err := b.tr.Lookup(ctx, b.sender, "k-invite")
+	got, found, err := b.tr.Lookup(ctx, req)
 	is.NoErr(err)
 	is.True(found)
 	is.Equal(got, res)
@@ -131,12 +131,13 @@ func TestInviteRefused(t *testing.T) {
 	te = transportError(t, err)
 	is.Equal(te.Kind, senders.Permanent)
 	is.Equal(te.Code, unipile.CodeRefused)
-	// Refused is not performed: Lookup finds nothing and asks nothing.
+	// Refused is not performed: Lookup finds no invitation to Bob.
+	req.Lead = senders.Recipient{LeadID: "lead-bob", ProviderID: "ACoAABob000000000000000000000000000000"}
 	b.fake.calls()
-	_, found, err := b.tr.Lookup(ctx, b.sender, "k-note")
+	_, found, err := b.tr.Lookup(ctx, req)
 	is.NoErr(err)
 	is.True(!found)
-	is.Equal(len(b.fake.calls()), 0)
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/acc_ann/users/me/relation-requests?limit=100&offset=0&type=sent"})
 }
 
 // TestMessagesThread: the first message starts a conversation in the
@@ -242,18 +243,19 @@ func TestUnknownOutcome(t *testing.T) {
 
 	// The invitation went out, the answer did not come back.
 	b.fake.script("POST /v2/acc_ann/users/me/relation-requests", answer{hangUp: true})
-	_, err := b.tr.Perform(ctx, b.req("k-inv", senders.Invite, annByID))
+	inv := b.req("k-inv", senders.Invite, annByID)
+	_, err := b.tr.Perform(ctx, inv)
 	is.True(err != nil)
 	_, isTE := senders.AsTransportError(err)
 	is.True(!isTE)
 	b.fake.calls()
-	res, found, err := b.tr.Lookup(ctx, b.sender, "k-inv")
+	res, found, err := b.tr.Lookup(ctx, inv)
 	is.NoErr(err)
 	is.True(found)
 	is.Equal(res.ProviderMessageID, "inv-7300000000000000001")
 	is.Equal(routes(b.fake.calls()), []string{"GET /v2/acc_ann/users/me/relation-requests?limit=100&offset=0&type=sent"})
 	// Found once, it is known: performing the key again sends nothing.
-	again, err := b.tr.Perform(ctx, b.req("k-inv", senders.Invite, annByID))
+	again, err := b.tr.Perform(ctx, inv)
 	is.NoErr(err)
 	is.Equal(again, res)
 	is.Equal(len(b.fake.calls()), 0)
@@ -268,32 +270,86 @@ func TestUnknownOutcome(t *testing.T) {
 	_, isTE = senders.AsTransportError(err)
 	is.True(!isTE)
 	b.fake.calls()
-	res, found, err = b.tr.Lookup(ctx, b.sender, "k-msg")
+	res, found, err = b.tr.Lookup(ctx, m)
 	is.NoErr(err)
 	is.True(found)
 	is.Equal(res.ProviderMessageID, "chat-ann-1/msg-ann-1")
-	calls := routes(b.fake.calls())
-	is.Equal(len(calls), 2)
-	is.Equal(calls[0], "GET /v2/acc_ann/users/"+annID+"/chat")
-	is.True(strings.HasPrefix(calls[1], "GET /v2/acc_ann/chats/chat-ann-1/messages?after=2026-11-02T08%3A59%3A00.000Z"))
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/acc_ann/users/" + annID + "/chat", "GET /v2/acc_ann/chats/chat-ann-1/messages?limit=50"})
 
 	// A message that never reached the conversation is not found: the
-	// runner may send it.
+	// runner may send it. The conversation's earlier message with the
+	// same text does not count: only what is newer than the thread does.
 	b.fake.script("POST /v2/acc_ann/chats/chat-ann-1/messages/send", answer{status: 500})
 	m2 := b.req("k-msg2", senders.Message, annByID)
-	m2.Body, m2.Thread = "Never arrived", senders.Thread{Earlier: []string{"chat-ann-1/msg-ann-1"}}
+	m2.Body, m2.Thread = "Thanks for connecting, Ann!", senders.Thread{Earlier: []string{"chat-ann-1/msg-ann-1"}}
 	_, err = b.tr.Perform(ctx, m2)
 	is.True(err != nil)
-	_, found, err = b.tr.Lookup(ctx, b.sender, "k-msg2")
+	b.fake.calls()
+	_, found, err = b.tr.Lookup(ctx, m2)
 	is.NoErr(err)
 	is.True(!found)
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/acc_ann/chats/chat-ann-1/messages?limit=50"})
 
-	// A key this transport never saw is not found, and costs no call.
-	b.fake.calls()
-	_, found, err = b.tr.Lookup(ctx, b.sender, "k-never")
+	// A profile view is never looked for: viewing again is harmless.
+	_, found, err = b.tr.Lookup(ctx, b.req("k-view", senders.ProfileView, ann))
 	is.NoErr(err)
 	is.True(!found)
 	is.Equal(len(b.fake.calls()), 0)
+}
+
+// TestLookupAfterRestart: a transport that never saw the key (a new
+// process) finds, from the request alone, the invitation and the message
+// an earlier process sent before its answer was lost to a 5xx.
+func TestLookupAfterRestart(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	inv := b.req("k-inv", senders.Invite, ann) // known by public identifier
+	inv.Note = "Hi Ann!"
+	m := b.req("k-msg", senders.Message, annByID)
+	m.Body = "Thanks for connecting, Ann!"
+	b.fake.script("POST /v2/acc_ann/users/me/relation-requests", answer{status: 503})
+	b.fake.script("POST /v2/acc_ann/inboxes/CLASSIC_PRIMARY/chats/send", answer{status: 502})
+	for _, r := range []senders.Request{inv, m} {
+		_, err := b.tr.Perform(ctx, r)
+		_, isTE := senders.AsTransportError(err)
+		is.True(err != nil && !isTE) // unknown outcome
+	}
+	b.fake.calls()
+
+	fresh := unipile.New(unipile.Config{Credentials: creds{"UNIPILE_API_KEY": apiKey}, Clock: b.clock,
+		Logger: slog.New(slog.DiscardHandler), HTTPClient: b.fake.srv.Client()})
+	res, found, err := fresh.Lookup(ctx, inv)
+	is.NoErr(err)
+	is.True(found)
+	is.Equal(res.ProviderMessageID, "inv-7300000000000000001")
+	is.Equal(res.At, time.Date(2026, 11, 2, 9, 15, 1, 0, time.UTC)) // the invitation's own time
+	// The provider id is resolved as Perform resolves it.
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/acc_ann/users/ann-lee-berlin", "GET /v2/acc_ann/users/me/relation-requests?limit=100&offset=0&type=sent"})
+
+	res, found, err = fresh.Lookup(ctx, m)
+	is.NoErr(err)
+	is.True(found)
+	is.Equal(res.ProviderMessageID, "chat-ann-1/msg-ann-1")
+	is.Equal(res.At, time.Date(2026, 11, 2, 9, 15, 0, 0, time.UTC))
+
+	// Found, the keys are known: performing them sends nothing.
+	b.fake.calls()
+	_, err = fresh.Perform(ctx, inv)
+	is.NoErr(err)
+	_, err = fresh.Perform(ctx, m)
+	is.NoErr(err)
+	is.Equal(len(b.fake.calls()), 0)
+
+	// Another lead's invitation is not Ann's.
+	_, found, err = fresh.Lookup(ctx, b.req("k-cy", senders.Invite, senders.Recipient{LeadID: "lead-cy", ProviderID: "ACoAACy000000000000000000000000000000000"}))
+	is.NoErr(err)
+	is.True(!found)
+	// A Unipile that does not answer leaves the outcome unknown.
+	b.fake.script("GET /v2/acc_ann/users/me/relation-requests", answer{status: 500})
+	_, found, err = fresh.Lookup(ctx, b.req("k-cy", senders.Invite, senders.Recipient{LeadID: "lead-cy", ProviderID: "ACoAACy000000000000000000000000000000000"}))
+	is.True(err != nil)
+	is.True(!found)
 }
 
 // TestParseWebhook: each event type taken, and the reports' matches.
@@ -373,30 +429,37 @@ func TestVerifyWebhook(t *testing.T) {
 }
 
 // TestPolling: the senders the transport worked for are polled for new
-// relations and for replies in their conversations, with the webhooks'
-// ProviderMessageIDs and dedupe keys; the account's status becomes a
-// signal.
+// relations and for replies in every conversation with news, whoever
+// started it, with the webhooks' ProviderMessageIDs and dedupe keys.
 func TestPolling(t *testing.T) {
 	is := is.New(t)
 	b := setup(t, false)
 	ctx := context.Background()
-	m := b.req("k-m1", senders.Message, annByID)
-	m.Body = "Thanks for connecting, Ann!"
-	_, err := b.tr.Perform(ctx, m)
+	_, err := b.tr.Perform(ctx, b.req("k-view", senders.ProfileView, ann))
 	is.NoErr(err)
 	b.fake.calls()
 
+	// The first poll of a process reads a day back (a restart loses
+	// nothing); the chats are read until one has no news.
 	until := time.Date(2026, 11, 2, 10, 10, 0, 0, time.UTC)
 	in, err := b.tr.Inbound(ctx, until)
 	is.NoErr(err)
 	is.Equal(routes(b.fake.calls()), []string{"GET /v2/accounts/acc_ann", "GET /v2/acc_ann/users/me/relations?limit=100",
-		"GET /v2/acc_ann/chats/chat-ann-1/messages?after=2026-11-02T09%3A00%3A00.000Z&limit=100"})
-	is.Equal(len(in), 2) // Ann's relation (not the old one) and her reply (not the sender's message)
+		"GET /v2/acc_ann/chats?limit=100",
+		"GET /v2/acc_ann/chats/chat-ann-1/messages?after=2026-11-01T09%3A00%3A00.000Z&limit=100",
+		"GET /v2/acc_ann/chats/chat-bob-2/messages?after=2026-11-01T09%3A00%3A00.000Z&limit=100"})
+	is.Equal(len(in), 3) // Ann's relation (not the old one), her reply (not the sender's message), Bob's reply
 	is.Equal(in[0].Kind, senders.InboundAccepted)
 	is.Equal(in[0].SenderID, b.sender.ID)
 	is.Equal(in[0].Match.ProviderID, annID)
 	is.Equal(in[1].Kind, senders.InboundReply)
 	is.Equal(in[1].SenderID, b.sender.ID)
+	is.Equal(in[1].ProviderMessageID, "chat-ann-1/msg-ann-3")
+	// A conversation leadline did not start (Bob answered an invitation's
+	// note) is polled too.
+	is.Equal(in[2].Kind, senders.InboundReply)
+	is.Equal(in[2].ProviderMessageID, "chat-bob-2/msg-bob-7")
+	is.Equal(in[2].Match.ProviderID, "ACoAAOther00000000000000000000000000000")
 
 	// The same reply by webhook has the same ProviderMessageID and dedupe
 	// key: the queue and the inbox take it once.
@@ -407,16 +470,16 @@ func TestPolling(t *testing.T) {
 	_, hooked, _ = unipile.ParseWebhook(testdata(t, "webhook_relation_accept.json"))
 	is.Equal(unipile.Dedupe("acc_ann", hooked[0]), unipile.Dedupe("acc_ann", in[0]))
 
-	// Not due again before PollEvery; then only what is newer.
+	// Not due again before PollEvery; then only what is newer: the chats'
+	// news are all older than the cursor, so no conversation is read.
 	in, err = b.tr.Inbound(ctx, until.Add(time.Minute))
 	is.NoErr(err)
 	is.Equal(len(in), 0)
 	is.Equal(len(b.fake.calls()), 0)
-	b.fake.script("GET /v2/accounts/acc_ann", answer{status: 200, file: "account.json"})
 	in, err = b.tr.Inbound(ctx, until.Add(unipile.DefaultPollEvery))
 	is.NoErr(err)
 	is.Equal(len(in), 0)
-	is.Equal(len(b.fake.calls()), 3)
+	is.Equal(routes(b.fake.calls()), []string{"GET /v2/accounts/acc_ann", "GET /v2/acc_ann/users/me/relations?limit=100", "GET /v2/acc_ann/chats?limit=100"})
 }
 
 // TestPollingSignalsAndSink: a disconnected account is signalled; with a
@@ -447,4 +510,63 @@ func TestPollingSignalsAndSink(t *testing.T) {
 	pushed, fresh := b.sink.pushed["ws-1|unipile|"+unipile.Dedupe("acc_ann", hooked[0])]
 	is.True(fresh)
 	is.Equal(pushed.Kind, senders.InboundAccepted)
+}
+
+// TestCheckAndProbe: the account's status as `leadline senders check`
+// shows it and as the runner's hourly probe reads it.
+func TestCheckAndProbe(t *testing.T) {
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		keyEnv  string
+		answers []answer
+		steps   []bool // OK of each step
+		says    string // the last step's detail contains it
+		signal  string // Probe's signal; "" for nil
+	}{
+		"running":           {"", nil, []bool{true, true, true, true}, "running", ""},
+		"key unset":         {"UNSET_KEY", nil, []bool{true, false}, "set UNSET_KEY", senders.SignalCredentialsMissing},
+		"key refused":       {"WRONG_KEY", nil, []bool{true, true, false}, "Check the key in WRONG_KEY", senders.SignalAuthFailed},
+		"disconnected":      {"", []answer{{status: 200, file: "account_disconnected.json"}}, []bool{true, true, true, false}, "reconnect the account", senders.SignalAccountDisconnected},
+		"session lost, 401": {"", []answer{{status: 401, file: "error_401_disconnected.json"}}, []bool{true, true, true, false}, "reconnect the account", senders.SignalAccountDisconnected},
+		"no such account":   {"", []answer{{status: 404}}, []bool{true, true, false}, "check account_id", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			b := setup(t, false)
+			if c.keyEnv != "" {
+				b.sender.Settings.Unipile.APIKeyEnv = c.keyEnv
+			}
+			// Each answer twice: once for Check, once for Probe.
+			for _, a := range c.answers {
+				b.fake.script("GET /v2/accounts/acc_ann", a, a)
+			}
+			steps := b.tr.Check(ctx, b.sender)
+			var oks []bool
+			for _, st := range steps {
+				oks = append(oks, st.OK)
+				is.True(!strings.Contains(st.Detail, apiKey)) // never the key
+			}
+			is.Equal(oks, c.steps)
+			is.True(strings.Contains(steps[len(steps)-1].Detail, c.says))
+
+			err := b.tr.Probe(ctx, b.sender)
+			switch {
+			case c.signal == "" && name == "running":
+				is.NoErr(err)
+			case c.signal == "":
+				is.True(err != nil)
+			default:
+				is.Equal(transportError(t, err).Signal, c.signal)
+			}
+		})
+	}
+	// Without settings, the first step says what to add.
+	is := is.New(t)
+	b := setup(t, false)
+	b.sender.Settings.Unipile = nil
+	steps := b.tr.Check(ctx, b.sender)
+	is.Equal(len(steps), 1)
+	is.True(!steps[0].OK)
+	is.True(strings.Contains(steps[0].Detail, "account_id and api_key_env"))
+	is.True(b.tr.Probe(ctx, b.sender) != nil)
 }
