@@ -24,6 +24,15 @@ const (
 	// before the server answers: the client cannot know whether it was
 	// taken.
 	SMTPCutAfterData
+	// SMTPRefuseRcpt: every recipient is refused with 550 5.1.1 (user
+	// unknown).
+	SMTPRefuseRcpt
+	// SMTPDeferRcpt: every recipient is deferred with 451 4.7.1
+	// (greylisting).
+	SMTPDeferRcpt
+	// SMTPRefuseSender: MAIL FROM is refused with 554 5.7.1 (a policy
+	// block on the sender).
+	SMTPRefuseSender
 )
 
 // SMTP is an in-process SMTP server on loopback that asks for AUTH PLAIN
@@ -98,11 +107,20 @@ func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
 	if !x.authed {
 		return errAuthRequired
 	}
+	if x.s.Fault == SMTPRefuseSender {
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Sender address rejected: policy"}
+	}
 	x.msg = Received{From: from}
 	return nil
 }
 
 func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	switch x.s.Fault {
+	case SMTPRefuseRcpt:
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "User unknown"}
+	case SMTPDeferRcpt:
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "Greylisted, try again later"}
+	}
 	x.msg.To = append(x.msg.To, to)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/mailtest"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/transports/email"
 )
@@ -16,14 +17,13 @@ import (
 // local Postfix (each with its pending copy in Dovecot's sent folder and
 // the mark cleared), as the runner does; the goal is 50 a second.
 func BenchmarkSendThroughPostfix(b *testing.B) {
-	srv := testServersB(b)
+	box, to := mailtest.Mailbox(b), mailtest.Mailbox(b)
 	ctx := context.Background()
-	from, to := address(nil), address(nil)
-	tr := email.New(email.Config{Credentials: creds{"MAIL_PW": "leadline"}, Clock: apikit.NewFakeClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)),
+	tr := email.New(email.Config{Credentials: creds, Clock: apikit.NewFakeClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)),
 		PublicURL: "https://leadline.example.test", Token: func(ws, lead string) (string, error) { return "t", nil }})
 	defer tr.Close()
-	s := mailSender(srv, from)
-	lead := senders.Recipient{LeadID: "lead-1", Name: "Ann Lee", Email: to}
+	s := mailSender(box)
+	lead := senders.Recipient{LeadID: "lead-1", Name: "Ann Lee", Email: to.Address}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_, err := tr.Perform(ctx, senders.Request{Key: fmt.Sprintf("bench-%d", i), Sender: s, Action: senders.SendEmail, Lead: lead,
@@ -38,20 +38,23 @@ func BenchmarkSendThroughPostfix(b *testing.B) {
 // BenchmarkSendThroughPostfixSenders sends as a process does with the
 // runner's workers: eight senders at once, each with its connections.
 func BenchmarkSendThroughPostfixSenders(b *testing.B) {
-	srv := testServersB(b)
 	ctx := context.Background()
-	tr := email.New(email.Config{Credentials: creds{"MAIL_PW": "leadline"}, Clock: apikit.NewFakeClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))})
+	tr := email.New(email.Config{Credentials: creds, Clock: apikit.NewFakeClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))})
 	defer tr.Close()
-	to := address(nil)
+	to := mailtest.Mailbox(b)
+	boxes := make(chan mailtest.Box, 64)
+	for range cap(boxes) {
+		boxes <- mailtest.Mailbox(b)
+	}
 	var n atomic.Int64
 	b.SetParallelism(4) // 4 × GOMAXPROCS senders
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		s := mailSender(srv, address(nil))
+		s := mailSender(<-boxes)
 		for pb.Next() {
 			i := n.Add(1)
 			_, err := tr.Perform(ctx, senders.Request{Key: fmt.Sprintf("bench-%d", i), Sender: s, Action: senders.SendEmail,
-				Lead: senders.Recipient{LeadID: "lead-1", Email: to}, Subject: "Quick question", Body: "Hi,\n\nA short note.", Purpose: senders.PurposeSequence})
+				Lead: senders.Recipient{LeadID: "lead-1", Email: to.Address}, Subject: "Quick question", Body: "Hi,\n\nA short note.", Purpose: senders.PurposeSequence})
 			if err != nil {
 				b.Error(err)
 				return

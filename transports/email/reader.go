@@ -165,10 +165,12 @@ func (r *Reader) Run(ctx context.Context) error {
 // failure.
 func (r *Reader) follow(ctx context.Context, s *senders.Sender) {
 	failures := 0
+	signalled := false // a sender-level failure was reported
 	for ctx.Err() == nil {
 		x, err := r.open(ctx, s)
 		if err == nil {
-			if failures > 0 {
+			if signalled {
+				signalled = false
 				// The inbox connects again after failing: the sender goes
 				// on (a failure of its SMTP server is the hourly probe's).
 				r.signal(ctx, s, senders.SignalRecovered, "")
@@ -189,9 +191,10 @@ func (r *Reader) follow(ctx context.Context, s *senders.Sender) {
 			attrs := []any{"sender", s.Name, "attempt", failures, "retry_in", wait.String(), "error", err}
 			if te, ok := senders.AsTransportError(err); ok {
 				attrs = append(attrs, "code", te.Code)
-				if te.Kind == senders.SenderLevel && failures == 1 {
+				if te.Kind == senders.SenderLevel && !signalled {
 					// The sender's health shows it, with what to fix.
 					r.signal(ctx, s, te.Signal, te.Message)
+					signalled = true
 				}
 			}
 			r.Log.Warn("email reader: reading the inbox failed", attrs...)

@@ -326,3 +326,43 @@ func TestReaderPolls(t *testing.T) {
 	default:
 	}
 }
+
+// TestReaderSignalsTheSendersHealth: a refused password is queued once as
+// a signal for the sender's health, and when the inbox connects again
+// the sender is reported recovered.
+func TestReaderSignalsTheSendersHealth(t *testing.T) {
+	is := is.New(t)
+	d, srv, s := faultInbox(t, "pw")
+	sink := &recorder{}
+	secrets := mailtest.Secrets{"PW": "wrong"}
+	var mu sync.Mutex
+	creds := credsFunc(func(ctx context.Context, sn *senders.Sender, name string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return secrets.Secret(ctx, sn, name)
+	})
+	r := testReader(d, s, sink, creds)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.Run(ctx) }()
+	sink.waitFor(t, 1)
+	got := sink.reports()[0]
+	is.Equal(got.Kind, senders.InboundSignal)
+	is.Equal(got.Signal, senders.SignalAuthFailed)
+	is.True(!strings.Contains(got.Message, "wrong"))
+	// The password is fixed: the next connection recovers the sender.
+	mu.Lock()
+	secrets["PW"] = "pw"
+	mu.Unlock()
+	sink.waitFor(t, 2)
+	is.Equal(sink.reports()[1].Signal, senders.SignalRecovered)
+	is.True(srv.Logins() >= 1)
+	cancel()
+	<-done
+}
+
+type credsFunc func(ctx context.Context, s *senders.Sender, name string) (string, error)
+
+func (f credsFunc) Secret(ctx context.Context, s *senders.Sender, name string) (string, error) {
+	return f(ctx, s, name)
+}
