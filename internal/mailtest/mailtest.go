@@ -283,3 +283,27 @@ func random() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Append puts raw messages straight into a folder of the box over IMAP
+// (no SMTP): many messages at once, for benchmarks.
+func (b Box) Append(t testing.TB, folder string, raws [][]byte) {
+	t.Helper()
+	err := b.session(func(c *imapclient.Client) error {
+		for _, raw := range raws {
+			cmd := c.Append(folder, int64(len(raw)), nil)
+			if _, err := cmd.Write(raw); err != nil {
+				return err
+			}
+			if err := cmd.Close(); err != nil {
+				return err
+			}
+			if _, err := cmd.Wait(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("mailtest: append to %s of %s: %v", folder, b.Address, err)
+	}
+}

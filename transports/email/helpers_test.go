@@ -13,7 +13,7 @@ import (
 
 // newSender stores an smtp sender whose mailbox is on imap, in a new
 // workspace.
-func newSender(t *testing.T, d *db.DB, clock apikit.Clock, address string, imap *senders.MailServer) *senders.Sender {
+func newSender(t testing.TB, d *db.DB, clock apikit.Clock, address string, imap *senders.MailServer) *senders.Sender {
 	t.Helper()
 	ctx := context.Background()
 	w, _, _, err := workspace.NewService(d, clock).ApplyWorkspace(ctx, workspace.WorkspaceSpec{Name: "acme", Timezone: "UTC",
