@@ -66,11 +66,23 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		name, addr := "Ann Lee", ann.Address
 		lead, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: &name, EmailWork: &addr})
 		is.NoErr(err)
+		// Bo's address is dead: the receiving server refuses it after
+		// Postfix took the message, and a delivery report comes back.
+		boName, boAddr := "Bo Chen", "bo@bounce.test"
+		bo, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: &boName, EmailWork: &boAddr})
+		is.NoErr(err)
 		q, err := pl.Sequences.ByName(ctx, w.ID, "Mail run")
 		is.NoErr(err)
 		is.NoErr(pl.Sequences.ActivateByName(ctx, w.ID, "Mail run"))
-		_, err = pl.Enrollments.Commit(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{lead.Lead.ID}, Confirm: true})
+		_, err = pl.Enrollments.Commit(ctx, p, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{lead.Lead.ID, bo.Lead.ID}, Confirm: true})
 		is.NoErr(err)
+		status := func(leadID string) enrollments.Status {
+			t.Helper()
+			en, err := pl.Enrollments.List(ctx, p, enrollments.Filter{LeadID: leadID, Limit: 10})
+			is.NoErr(err)
+			is.Equal(len(en.Data), 1)
+			return en.Data[0].Status
+		}
 
 		runner := pl.Runner()
 		tick := func() {
@@ -87,19 +99,20 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		is.True(strings.Contains(got, "List-Unsubscribe: <https://leadline.example.test/unsubscribe/"))
 		id := regexp.MustCompile(`(?m)^Message-ID: <([^>]+)>`).FindStringSubmatch(got)
 		is.True(id != nil)
-		is.Equal(len(box.Messages(t, "Sent")), 1)
+		is.Equal(len(box.Messages(t, "Sent")), 2)
+		box.Wait(t, 1) // Bo's bounce
 
 		// Ann answers from her mail client.
 		reply := fmt.Sprintf("From: Ann Lee <%s>\r\nTo: %s\r\nSubject: Re: Hello Ann\r\nMessage-ID: <reply-1@leadline.test>\r\n"+
 			"In-Reply-To: <%s>\r\nReferences: <%s>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"+
 			"Sounds interesting — happy to talk. How about Thursday?\r\n\r\nOn Mon, Dana wrote:\r\n> Hi Ann, a question for you.\r\n",
 			ann.Address, box.Address, id[1], id[1])
-		box.Deliver(t, ann.Address, []string{box.Address}, []byte(reply), 1)
+		box.Deliver(t, ann.Address, []string{box.Address}, []byte(reply), 2)
 		s, err := pl.Senders.ByName(ctx, w.ID, "mail")
 		is.NoErr(err)
 		n, err := pl.MailReader(creds).Once(ctx, s)
 		is.NoErr(err)
-		is.Equal(n, 1)
+		is.Equal(n, 2) // the bounce and the reply
 		clock.Advance(time.Minute)
 		tick()
 
@@ -113,10 +126,13 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		is.Equal(len(v.Messages), 2)
 		is.Equal(v.Messages[1].Direction, inbox.In)
 		is.True(strings.Contains(v.Messages[1].Body, "How about Thursday?"))
-		en, err := pl.Enrollments.List(ctx, p, enrollments.Filter{LeadID: lead.Lead.ID, Limit: 10})
+		is.True(status(lead.Lead.ID) != enrollments.Active)
+		// Bo's bounce, matched by the original Message-ID, failed his
+		// enrollment and is recorded.
+		is.Equal(status(bo.Lead.ID), enrollments.Failed)
+		bounced, err := d.NewSelect().Table("events").Where("kind = ? AND lead_id = ?", enrollments.EventEmailBounced, bo.Lead.ID).Count(ctx)
 		is.NoErr(err)
-		is.Equal(len(en.Data), 1)
-		is.True(en.Data[0].Status != enrollments.Active)
+		is.Equal(int(bounced), 1)
 
 		// Days later, no second email: reading the same mail again
 		// queues nothing new.
@@ -127,6 +143,6 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		is.Equal(n, 0)
 		tick()
 		is.Equal(len(ann.Messages(t, "INBOX")), 1)
-		is.Equal(len(box.Messages(t, "Sent")), 1)
+		is.Equal(len(box.Messages(t, "Sent")), 2)
 	})
 }
