@@ -40,7 +40,9 @@ func (i Intent) Valid() bool {
 
 // Incoming is an inbound message as a classifier reads it.
 type Incoming struct {
-	Subject    string
+	Subject string
+	// Body is the reply's new text, as CleanReply leaves it: without the
+	// quoted message, signature and notices.
 	Body       string
 	Headers    map[string]string
 	ReceivedAt time.Time
@@ -69,7 +71,7 @@ type Rules struct{}
 
 // Classify reads m.
 func (Rules) Classify(_ context.Context, m Incoming) (Classification, error) {
-	body := ownText(m.Body)
+	body := Clean(m.Body)
 	text := fold(body)
 	if autoReply(m.Headers, fold(m.Subject), text) {
 		c := Classification{Intent: OutOfOffice, AutoReply: true}
@@ -172,20 +174,6 @@ func fold(s string) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
-}
-
-// quoteStart matches the line that starts a quoted earlier message.
-var quoteStart = regexp.MustCompile(`(?i)^\s*(>|-{2,} ?original|(from|von|de|da):\s|(on|am|le|el) .*(wrote|schrieb|a écrit|escribió)\s*:?\s*$)`)
-
-// ownText is the body without the quoted message it answers.
-func ownText(body string) string {
-	lines := strings.Split(body, "\n")
-	for i, l := range lines {
-		if quoteStart.MatchString(l) {
-			return strings.Join(lines[:i], "\n")
-		}
-	}
-	return body
 }
 
 // autoReply recognizes a message sent by a machine.

@@ -131,7 +131,10 @@ type Arrived struct {
 	ProviderMessageID string
 	Subject           string
 	Body              string
-	Headers           map[string]string
+	// ContentType is the body's: "text/html" for HTML (read as text by
+	// the cleaner), anything else for plain text.
+	ContentType string
+	Headers     map[string]string
 	// AutoReply: the transport itself marked it as sent by a machine.
 	AutoReply bool
 	At        time.Time
@@ -184,7 +187,9 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		lead = &ls[0]
 	}
 	sequenceID, enrollmentID := stop.Answers(a.Sender.ID)
-	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
+	// The classifier reads the reply's new text; the message keeps the
+	// whole body.
+	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: CleanReply(a.Body, a.ContentType), Headers: a.Headers, ReceivedAt: a.At})
 	if err != nil {
 		return nil, fmt.Errorf("inbox: classify: %w", err)
 	}
