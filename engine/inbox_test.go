@@ -227,3 +227,50 @@ func TestOneBatchKeepsEachLeadsOrder(t *testing.T) {
 		is.Equal(len(e.thread(eve).Messages), 3)
 	})
 }
+
+// TestAwayPersonsReplyStops: a person who answers and says they are away
+// wrote a reply: it stops the enrollment (reply-stop), and the return date
+// is a note on the thread, not a delay. A "no longer with the company"
+// auto-reply stops it too and records who replaces the lead.
+func TestAwayPersonsReplyStops(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, mailSequences)
+		e.activate("Mail only")
+		eli, fin := e.lead("Eli Stone", nil), e.lead("Fin Moss", nil)
+		e.enrol("Mail only", eli, fin)
+		e.runUntil(monday.Add(6 * time.Hour))
+		now := e.clock.Now()
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: eli, At: now, ProviderMessageID: "p-5",
+			Subject: "Re: Hello Eli", Body: "Interested! I'm out of office until 3 Dec though — can we talk the week after?\n\nOn Mon, Nov 2, 2026 at 9:00 AM Anna wrote:\n> Hi Eli, a question."})
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: fin, At: now, ProviderMessageID: "p-6", AutoReply: true,
+			Subject: "Automatic reply: Hello Fin", Headers: map[string]string{"Auto-Submitted": "auto-replied"},
+			Body: "I no longer work at Globex. Please contact Gina Park (gina.park@globex.example) instead."})
+		e.runUntil(now.Add(time.Minute))
+
+		is.Equal(e.enrollment(eli).Status, enrollments.Replied)
+		v := e.thread(eli)
+		is.Equal(*v.Intent, inbox.Interested)
+		is.True(!v.Messages[1].AutoReply)
+		is.True(v.ReturnsAt != nil && v.ReturnsAt.Equal(time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))) // the return date, as a note
+		is.Equal(e.count(inbox.EventReplyReceived, eli), 1)
+		l, err := e.leads.Get(context.Background(), e.p, eli)
+		is.NoErr(err)
+		is.True(l.Replied)
+
+		is.Equal(e.enrollment(fin).Status, enrollments.Replied)
+		w := e.thread(fin)
+		is.Equal(*w.Intent, inbox.WrongPerson)
+		is.True(w.Messages[1].AutoReply)
+		is.Equal(apikit.Deref(w.ReplacementName), "Gina Park")
+		is.Equal(apikit.Deref(w.ReplacementEmail), "gina.park@globex.example")
+
+		// Nothing more goes to either.
+		sent := len(e.net.Performed())
+		e.runUntil(monday.AddDate(0, 0, 10))
+		for _, p := range e.net.Performed()[sent:] {
+			is.True(p.LeadID != eli && p.LeadID != fin)
+		}
+		e.noViolations()
+	})
+}

@@ -3,7 +3,6 @@ package inbox
 import (
 	"context"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -40,7 +39,9 @@ func (i Intent) Valid() bool {
 
 // Incoming is an inbound message as a classifier reads it.
 type Incoming struct {
-	Subject    string
+	Subject string
+	// Body is the reply's new text, as CleanReply leaves it: without the
+	// quoted message, signature and notices.
 	Body       string
 	Headers    map[string]string
 	ReceivedAt time.Time
@@ -50,11 +51,15 @@ type Incoming struct {
 type Classification struct {
 	Intent Intent
 	// AutoReply: the message was sent by a machine (RFC 3834 headers, an
-	// auto-reply subject or out-of-office wording), not by the lead.
+	// auto-reply subject, or a whole message that is an away notice), not
+	// by the lead.
 	AutoReply bool
-	// ReturnsAt is when an out-of-office lead is back, when the message
-	// says so.
+	// ReturnsAt is when a lead who is away is back, when the message ties
+	// a date to it: an auto-reply's delay, a person's note.
 	ReturnsAt *time.Time
+	// Replacement is the person a "no longer with the company" reply
+	// names instead, when it names one.
+	Replacement *Replacement
 }
 
 // Classifier reads an inbound message. Rules is the built-in one; a
@@ -67,21 +72,33 @@ type Classifier interface {
 // subject prefixes and keywords in English, German, French and Spanish.
 type Rules struct{}
 
-// Classify reads m.
+// Classify reads m. A message is an auto-reply only on machine evidence:
+// the auto-reply headers, an auto-reply subject, or a whole message that
+// is an away notice (no question, no answer to the outreach). A person's
+// reply that also says they are away is a person's reply, with its return
+// date.
 func (Rules) Classify(_ context.Context, m Incoming) (Classification, error) {
-	body := ownText(m.Body)
+	body := Clean(m.Body)
 	text := fold(body)
-	if autoReply(m.Headers, fold(m.Subject), text) {
-		c := Classification{Intent: OutOfOffice, AutoReply: true}
-		if wrongPerson.in(text) && !oooWords.in(text) {
+	received := senderTime(m.ReceivedAt, m.Headers)
+	var c Classification
+	if machine(m.Headers, fold(m.Subject)) || awayNotice(body) {
+		c = Classification{Intent: OutOfOffice, AutoReply: true}
+		if left.in(text) || (wrongPerson.in(text) && !oooWords.in(text)) {
 			c.Intent = WrongPerson // "I no longer work here" auto-replies
 		}
-		if t, ok := returnDate(body, m.ReceivedAt); ok {
+	} else {
+		c.Intent = intentOf(body, text)
+	}
+	if c.Intent == WrongPerson {
+		c.Replacement = replacement(body)
+	}
+	if c.AutoReply || away(text) {
+		if t, ok := returnDate(body, received, c.AutoReply); ok {
 			c.ReturnsAt = &t
 		}
-		return c, nil
 	}
-	return Classification{Intent: intentOf(body, text)}, nil
+	return c, nil
 }
 
 // intentOf decides a person's reply from features rather than fixed
@@ -174,25 +191,6 @@ func fold(s string) string {
 	return b.String()
 }
 
-// quoteStart matches the line that starts a quoted earlier message.
-var quoteStart = regexp.MustCompile(`(?i)^\s*(>|-{2,} ?original|(from|von|de|da):\s|(on|am|le|el) .*(wrote|schrieb|a écrit|escribió)\s*:?\s*$)`)
-
-// ownText is the body without the quoted message it answers.
-func ownText(body string) string {
-	lines := strings.Split(body, "\n")
-	for i, l := range lines {
-		if quoteStart.MatchString(l) {
-			return strings.Join(lines[:i], "\n")
-		}
-	}
-	return body
-}
-
-// autoReply recognizes a message sent by a machine.
-func autoReply(headers map[string]string, subject, text string) bool {
-	return MachineHeaders(headers) || autoSubject.prefixOf(subject) || oooWords.in(text)
-}
-
 // AutoReplyHeaders are the headers by which a machine's answer is known
 // (RFC 3834 and the common vendors'): what a transport passes on in
 // Arrived.Headers.
@@ -221,6 +219,12 @@ func MachineHeaders(headers map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// machine recognizes a message a machine sent by its headers or its
+// subject.
+func machine(headers map[string]string, subject string) bool {
+	return MachineHeaders(headers) || autoSubject.prefixOf(subject)
 }
 
 // prefixOf reports whether the folded subject starts with one of ps.
@@ -343,93 +347,6 @@ var (
 		"cuanto", "precios", "mas informacion", "presentacion")
 	identity = words("who is this", "wer sind sie", "qui etes vous", "quien eres", "quien es usted")
 )
-
-// returnDate finds when an out-of-office sender is back: the latest date
-// the message names within the next 180 days (ISO, 14.12.2026, 12/08,
-// 4 December, December 7th, a weekday, tomorrow), in four languages.
-func returnDate(body string, received time.Time) (time.Time, bool) {
-	if received.IsZero() {
-		return time.Time{}, false
-	}
-	text := strings.ToLower(norm.NFD.String(body))
-	text = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
-			return -1
-		}
-		return r
-	}, text)
-	day := time.Date(received.Year(), received.Month(), received.Day(), 0, 0, 0, 0, time.UTC)
-	english := english.in(fold(body))
-	var best time.Time
-	consider := func(t time.Time) {
-		if t.After(day) && t.Before(day.AddDate(0, 0, 181)) && t.After(best) {
-			best = t
-		}
-	}
-	// in fills the year a date leaves out: the next such date from today.
-	in := func(m, d int) time.Time {
-		t := time.Date(day.Year(), time.Month(m), d, 0, 0, 0, 0, time.UTC)
-		if t.Month() != time.Month(m) {
-			return time.Time{}
-		}
-		if t.Before(day) {
-			t = t.AddDate(1, 0, 0)
-		}
-		return t
-	}
-	for _, g := range isoDate.FindAllStringSubmatch(text, -1) {
-		y, _ := strconv.Atoi(g[1])
-		m, _ := strconv.Atoi(g[2])
-		d, _ := strconv.Atoi(g[3])
-		if t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC); t.Month() == time.Month(m) {
-			consider(t)
-		}
-	}
-	for _, g := range numDate.FindAllStringSubmatch(text, -1) {
-		a, _ := strconv.Atoi(g[1])
-		b, _ := strconv.Atoi(g[3])
-		d, m := a, b
-		if g[2] == "/" && english && a <= 12 {
-			d, m = b, a
-		}
-		if m < 1 || m > 12 {
-			continue
-		}
-		if g[4] != "" {
-			y, _ := strconv.Atoi(g[4])
-			if y < 100 {
-				y += 2000
-			}
-			if t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC); t.Month() == time.Month(m) {
-				consider(t)
-			}
-			continue
-		}
-		consider(in(m, d))
-	}
-	for _, g := range dayMonth.FindAllStringSubmatch(text, -1) {
-		d, _ := strconv.Atoi(g[1])
-		consider(in(months[g[2]], d))
-	}
-	for _, g := range monthDay.FindAllStringSubmatch(text, -1) {
-		d, _ := strconv.Atoi(g[2])
-		consider(in(months[g[1]], d))
-	}
-	if best.IsZero() {
-		for _, g := range weekday.FindAllStringSubmatch(text, -1) {
-			wd := weekdays[g[1]]
-			n := (int(wd) - int(day.Weekday()) + 7) % 7
-			if n == 0 {
-				n = 7
-			}
-			consider(day.AddDate(0, 0, n))
-		}
-		if tomorrow.MatchString(text) {
-			consider(day.AddDate(0, 0, 1))
-		}
-	}
-	return best, !best.IsZero()
-}
 
 var english = words("the", "until", "and", "i'm", "i am", "back")
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -131,7 +132,10 @@ type Arrived struct {
 	ProviderMessageID string
 	Subject           string
 	Body              string
-	Headers           map[string]string
+	// ContentType is the body's: "text/html" for HTML (read as text by
+	// the cleaner), anything else for plain text.
+	ContentType string
+	Headers     map[string]string
 	// AutoReply: the transport itself marked it as sent by a machine.
 	AutoReply bool
 	At        time.Time
@@ -184,7 +188,9 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		lead = &ls[0]
 	}
 	sequenceID, enrollmentID := stop.Answers(a.Sender.ID)
-	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
+	// The classifier reads the reply's new text; the message keeps the
+	// whole body.
+	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: CleanReply(a.Body, a.ContentType), Headers: a.Headers, ReceivedAt: a.At})
 	if err != nil {
 		return nil, fmt.Errorf("inbox: classify: %w", err)
 	}
@@ -192,13 +198,24 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		read.Intent = Unclear
 	}
 	if a.AutoReply && !read.AutoReply {
-		read.AutoReply, read.Intent = true, OutOfOffice
+		read.AutoReply = true
+		if read.Intent != WrongPerson {
+			read.Intent = OutOfOffice
+		}
 	}
+	if r := read.Replacement; r != nil && r.Email != "" && strings.EqualFold(r.Email, lead.Address()) {
+		r.Email = "" // the lead's own address is no one else
+	}
+	// Reply-stop on the safe side: everything but an auto-reply that
+	// says the lead is away stops the lead's enrollments.
+	stops := !read.AutoReply || read.Intent != OutOfOffice
 	// A new thread is made with this reply counted and read.
 	intent, source := read.Intent, SourceAuto
-	th, created, err := svc.conversation(ctx, &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
+	fresh := &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
 		Channel: a.Sender.Channel, SequenceID: optional(sequenceID), EnrollmentID: optional(enrollmentID), Intent: &intent, IntentSource: &source,
-		Unread: true, MessageCount: 1, LastMessageAt: a.At})
+		Unread: true, MessageCount: 1, LastMessageAt: a.At}
+	noted(fresh, read)
+	th, created, err := svc.conversation(ctx, fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -223,31 +240,48 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		data["subject"] = a.Subject
 	}
 	var until time.Time
-	if read.AutoReply {
+	if !stops {
 		until = now.Add(OutOfOfficeDelay)
 		if read.ReturnsAt != nil && read.ReturnsAt.After(now) {
 			until = *read.ReturnsAt
-			data["returns_at"] = until
 		}
+	}
+	// A return date a person gave is a note for whoever answers them.
+	if read.ReturnsAt != nil && read.ReturnsAt.After(now) {
+		data["returns_at"] = *read.ReturnsAt
+	}
+	if r := read.Replacement; r != nil {
+		data["replacement"] = map[string]any{"name": r.Name, "email": r.Email}
 	}
 	received := events.Event{WorkspaceID: a.WorkspaceID, LeadID: a.LeadID, SenderID: a.Sender.ID, ClientID: apikit.Deref(th.ClientID),
 		SequenceID: apikit.Deref(th.SequenceID), Kind: EventReplyReceived, Data: data}
 	also := []events.Event{received}
-	if !read.AutoReply {
+	if stops {
 		also = append(also, stop.Ending(now)...)
 	}
 	if err := svc.classified(ctx, th, m, read.Intent, SourceAuto, "", also...); err != nil {
 		return nil, err
 	}
-	if read.AutoReply {
-		err = stop.AutoReplied(ctx, until, now)
-	} else {
+	if stops {
 		err = stop.Replied(ctx, now)
+	} else {
+		err = stop.AutoReplied(ctx, until, now)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return &Received{Thread: th, Message: m, Read: read}, nil
+}
+
+// noted keeps on the thread what the reply said about the lead: when they
+// are back, and who replaces them.
+func noted(th *Thread, read Classification) {
+	if read.ReturnsAt != nil {
+		th.ReturnsAt = read.ReturnsAt
+	}
+	if r := read.Replacement; r != nil {
+		th.ReplacementName, th.ReplacementEmail = optional(r.Name), optional(r.Email)
+	}
 }
 
 // counted adds a reply to an existing thread; sequenceID and enrollmentID
@@ -256,12 +290,14 @@ func (svc *Service) counted(ctx context.Context, th *Thread, sequenceID, enrollm
 	if sequenceID != "" {
 		th.SequenceID, th.EnrollmentID = &sequenceID, optional(enrollmentID)
 	}
-	// A person's reply sets the thread's intent; an auto-reply only when
+	// A person's reply sets the thread's intent, and so does an
+	// auto-reply that says the lead left; an away notice only when
 	// nothing a person wrote has been read yet.
-	if !read.AutoReply || th.Intent == nil || *th.Intent == OutOfOffice {
+	if !read.AutoReply || read.Intent == WrongPerson || th.Intent == nil || *th.Intent == OutOfOffice {
 		intent, source := read.Intent, SourceAuto
 		th.Intent, th.IntentSource = &intent, &source
 	}
+	noted(th, read)
 	th.Unread = true
 	svc.count(th, at)
 	return svc.store.SaveThread(ctx, th)

@@ -112,6 +112,13 @@ func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
 	return svc.store.SaveThread(ctx, th)
 }
 
+// LeadClientChanged moves the lead's threads to its new client, inside
+// the transaction ctx carries: a thread's client is its lead's, which is
+// what client-scoped keys see.
+func (svc *Service) LeadClientChanged(ctx context.Context, workspaceID, leadID string, clientID *string) error {
+	return svc.store.MoveLead(ctx, workspaceID, leadID, clientID, svc.clock.Now())
+}
+
 // conversation returns the thread of t's sender, lead and channel, locked
 // for this transaction on Postgres, or makes it from t (created).
 func (svc *Service) conversation(ctx context.Context, t *Thread) (*Thread, bool, error) {

@@ -37,6 +37,8 @@ type Store interface {
 	// LeadBySent returns the lead of the workspace's thread holding a sent
 	// message with one of the provider ids, or "".
 	LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error)
+	// MoveLead sets the client of the lead's threads.
+	MoveLead(ctx context.Context, workspaceID, leadID string, clientID *string, now time.Time) error
 }
 
 // Filter narrows a list of threads.
@@ -229,6 +231,13 @@ func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 		q.Where("th.updated_at >= ?", *f.UpdatedSince)
 	}
 	return q.Page(ctx, "th.last_message_at DESC, th.id DESC", f.Limit, f.Offset)
+}
+
+// MoveLead sets the client of the lead's threads.
+func (b *BunStore) MoveLead(ctx context.Context, workspaceID, leadID string, clientID *string, now time.Time) error {
+	_, err := b.db.IDB(ctx).NewUpdate().Model((*Thread)(nil)).Set("client_id = ?", clientID).Set("updated_at = ?", now).
+		Where("lead_id = ? AND workspace_id = ?", leadID, workspaceID).Exec(ctx)
+	return err
 }
 
 var _ Store = (*BunStore)(nil)

@@ -42,22 +42,27 @@ const (
 type Thread struct {
 	bun.BaseModel `bun:"table:threads,alias:th"`
 
-	ID            string          `bun:"id,pk" json:"id" format:"uuid"`
-	WorkspaceID   string          `bun:"workspace_id" json:"-"`
-	ClientID      *string         `bun:"client_id" json:"client_id" format:"uuid"`
-	SenderID      string          `bun:"sender_id" json:"sender_id" format:"uuid"`
-	LeadID        string          `bun:"lead_id" json:"lead_id" format:"uuid"`
-	Channel       senders.Channel `bun:"channel" json:"channel" enum:"linkedin,email"`
-	SequenceID    *string         `bun:"sequence_id" json:"sequence_id" format:"uuid" doc:"The sequence the conversation came from, when it came from one (the latest)."`
-	EnrollmentID  *string         `bun:"enrollment_id" json:"enrollment_id" format:"uuid"`
-	Intent        *Intent         `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"What the lead's latest reply means; null until a reply is read."`
-	IntentSource  *string         `bun:"intent_source" json:"intent_source" enum:"auto,manual"`
-	AssigneeID    *string         `bun:"assignee_id" json:"assignee_id" format:"uuid"`
-	Unread        bool            `bun:"unread" json:"unread" doc:"A reply came in since a member last marked the thread read or replied."`
-	MessageCount  int             `bun:"message_count" json:"message_count"`
-	LastMessageAt time.Time       `bun:"last_message_at" json:"last_message_at"`
-	CreatedAt     time.Time       `bun:"created_at" json:"created_at"`
-	UpdatedAt     time.Time       `bun:"updated_at" json:"updated_at"`
+	ID           string          `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID  string          `bun:"workspace_id" json:"-"`
+	ClientID     *string         `bun:"client_id" json:"client_id" format:"uuid"`
+	SenderID     string          `bun:"sender_id" json:"sender_id" format:"uuid"`
+	LeadID       string          `bun:"lead_id" json:"lead_id" format:"uuid"`
+	Channel      senders.Channel `bun:"channel" json:"channel" enum:"linkedin,email"`
+	SequenceID   *string         `bun:"sequence_id" json:"sequence_id" format:"uuid" doc:"The sequence the conversation came from, when it came from one (the latest)."`
+	EnrollmentID *string         `bun:"enrollment_id" json:"enrollment_id" format:"uuid"`
+	Intent       *Intent         `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"What the lead's latest reply means; null until a reply is read."`
+	IntentSource *string         `bun:"intent_source" json:"intent_source" enum:"auto,manual"`
+	AssigneeID   *string         `bun:"assignee_id" json:"assignee_id" format:"uuid"`
+	Unread       bool            `bun:"unread" json:"unread" doc:"A reply came in since a member last marked the thread read or replied."`
+	ReturnsAt    *time.Time      `bun:"returns_at" json:"returns_at" doc:"When the lead is back, as their latest reply that named a return date said (an auto-reply's delay, a person's note)."`
+	// The person a "no longer with the company" or "not the right
+	// person" reply named instead.
+	ReplacementName  *string   `bun:"replacement_name" json:"replacement_name" doc:"The person the lead's reply named instead of them, when it named one."`
+	ReplacementEmail *string   `bun:"replacement_email" json:"replacement_email" doc:"That person's email address, when the reply gave one."`
+	MessageCount     int       `bun:"message_count" json:"message_count"`
+	LastMessageAt    time.Time `bun:"last_message_at" json:"last_message_at"`
+	CreatedAt        time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt        time.Time `bun:"updated_at" json:"updated_at"`
 }
 
 // Message is one message in a thread.

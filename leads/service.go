@@ -41,14 +41,35 @@ func (s *Service) stopped(ctx context.Context, workspaceID string, leadIDs []str
 	return s.engine.LeadsStopped(ctx, workspaceID, leadIDs, "do_not_contact")
 }
 
+// ClientFollower is an area whose rows follow a lead's client (the
+// inbox's threads): told when a lead gets a client, inside the
+// transaction that gives it.
+type ClientFollower interface {
+	LeadClientChanged(ctx context.Context, workspaceID, leadID string, clientID *string) error
+}
+
 // Service holds the lead rules.
 type Service struct {
-	db      *db.DB
-	store   Store
-	clock   apikit.Clock
-	catalog Catalog
-	log     EventLog
-	engine  Engine
+	db        *db.DB
+	store     Store
+	clock     apikit.Clock
+	catalog   Catalog
+	log       EventLog
+	engine    Engine
+	followers []ClientFollower
+}
+
+// FollowClient tells f of every change of a lead's client.
+func (s *Service) FollowClient(f ClientFollower) { s.followers = append(s.followers, f) }
+
+// clientChanged tells the followers that the lead's client changed.
+func (s *Service) clientChanged(ctx context.Context, l *Lead) error {
+	for _, f := range s.followers {
+		if err := f.LeadClientChanged(ctx, l.WorkspaceID, l.ID, l.ClientID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetEngine lets the lead view show the lead's enrollments and sender state.

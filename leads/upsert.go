@@ -455,6 +455,11 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, 
 	if err := s.store.Update(ctx, l); err != nil {
 		return nil, err
 	}
+	if slices.Contains(changed, "client_id") {
+		if err := s.clientChanged(ctx, l); err != nil {
+			return nil, err
+		}
+	}
 	var evs []events.Event
 	if slices.Contains(changed, "stage_id") {
 		evs = append(evs, leadEvent(l.ID, EventStageChanged, map[string]any{"from": before.StageID, "to": l.StageID}))

@@ -91,6 +91,7 @@ func New(cfg Config) *Platform {
 	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Inbox, p.Log, cfg.SecretKey)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
 	p.Inbox.StopWith(stopper{p.Enrollments})
+	p.Leads.FollowClient(p.Inbox)
 	p.Inbound = engine.NewQueue(d, clock)
 	if cfg.Transports != nil {
 		p.UseTransports(cfg.Transports)

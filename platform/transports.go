@@ -25,7 +25,7 @@ type Outside struct {
 
 // Transports returns every transport a server sends through: the sandbox
 // network (the default: demo, simulate and the quick start need no
-// account), mailboxes over SMTP and IMAP, and LinkedIn accounts through
+// account; shared through the database by every replica), mailboxes over SMTP and IMAP, and LinkedIn accounts through
 // Unipile, whose polled reports go to the inbound queue with its webhooks'.
 func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 	if o.Credentials == nil {
@@ -38,7 +38,9 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 		}
 	}
 	return map[string]senders.Transport{
-		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates),
+		// The sandbox keeps its state in the database: every replica on it
+		// sees one network.
+		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates).Shared(p.DB),
 		senders.TransportSMTP: email.New(email.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger,
 			PublicURL: o.PublicURL, Token: token}),
 		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger, Sink: p.Inbound}),

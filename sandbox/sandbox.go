@@ -102,6 +102,9 @@ type Network struct {
 	// drawn counts the actions of each kind performed for each person, for
 	// the keys of the outcomes' draws.
 	drawn map[string]int
+	// shared keeps what every process must see alike in the database
+	// (nil: in memory).
+	shared *shared
 }
 
 // New returns a network whose randomness comes from seed.
@@ -152,7 +155,9 @@ func (n *Network) FailNext(senderID string, errs ...error) {
 func (n *Network) Deliver(in senders.Inbound) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.queue(in)
+	if err := n.queue(context.Background(), in); err != nil {
+		panic(err)
+	}
 }
 
 // DeliverBooking queues a meeting booked, reaching leadline at b.CreatedAt,
@@ -160,13 +165,19 @@ func (n *Network) Deliver(in senders.Inbound) {
 func (n *Network) DeliverBooking(b bookings.Booking) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.book(b)
+	if err := n.book(context.Background(), b); err != nil {
+		panic(err)
+	}
 }
 
-func (n *Network) book(b bookings.Booking) {
+func (n *Network) book(ctx context.Context, b bookings.Booking) error {
 	b.Provider, b.CreatedAt = bookings.Sandbox, b.CreatedAt.Truncate(time.Microsecond)
+	if n.shared != nil {
+		return n.shared.book(ctx, b)
+	}
 	i := sort.Search(len(n.booked), func(i int) bool { return n.booked[i].CreatedAt.After(b.CreatedAt) })
 	n.booked = slices.Insert(n.booked, i, b)
+	return nil
 }
 
 // Bookings returns the meetings booked that reach leadline up to until:
@@ -174,16 +185,34 @@ func (n *Network) book(b bookings.Booking) {
 func (n *Network) Bookings(ctx context.Context, until time.Time) ([]bookings.Booking, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.shared != nil {
+		return n.shared.bookings(ctx, until)
+	}
 	i := sort.Search(len(n.booked), func(i int) bool { return n.booked[i].CreatedAt.After(until) })
 	out := slices.Clone(n.booked[:i])
 	n.booked = n.booked[i:]
 	return out, nil
 }
 
-func (n *Network) queue(in senders.Inbound) {
+func (n *Network) queue(ctx context.Context, in senders.Inbound) error {
 	in.At = in.At.Truncate(time.Microsecond)
+	if n.shared != nil {
+		return n.shared.queue(ctx, in)
+	}
 	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(in.At) })
 	n.pending = slices.Insert(n.pending, i, in)
+	return nil
+}
+
+// providerID is the id of what the network made for the action under key:
+// numbered in the order of the process's calls, or, when the network is
+// shared, made from the key, the same in every process.
+func (n *Network) providerID(prefix, key string) string {
+	if n.shared != nil {
+		return fmt.Sprintf("%s%d-%s", prefix, n.seed, hashID(key, prefix))
+	}
+	n.seq++
+	return fmt.Sprintf("%s%d-%d", prefix, n.seed, n.seq)
 }
 
 // synced returns when what happened at t is reported: at the first sync
@@ -221,6 +250,11 @@ func (n *Network) Perform(ctx context.Context, req senders.Request) (senders.Res
 	if r, ok := n.results[req.Key]; ok {
 		return r, nil
 	}
+	if n.shared != nil {
+		if r, ok, err := n.shared.result(ctx, req.Key); err != nil || ok {
+			return r, err
+		}
+	}
 	if fs := n.failures[req.Sender.ID]; len(fs) > 0 {
 		n.failures[req.Sender.ID] = fs[1:]
 		if fs[0] != nil {
@@ -247,17 +281,24 @@ func (n *Network) Perform(ctx context.Context, req senders.Request) (senders.Res
 		return senders.Result{}, &senders.TransportError{Kind: senders.SenderLevel, Code: "restricted", Signal: senders.SignalRestricted,
 			Message: "LinkedIn restricted the account: too many invitations."}
 	}
-	n.judge(cfg, req, at, day, used, week)
-	n.seq++
-	res := senders.Result{ProviderMessageID: fmt.Sprintf("sbx-%d-%d", n.seed, n.seq), At: at}
-	n.results[req.Key] = res
-	n.performed = append(n.performed, Performed{Key: req.Key, SenderID: cfg.ID, LeadID: req.Lead.LeadID, Action: req.Action,
-		Day: day, At: at, WithNote: req.Note != "", Purpose: req.Purpose})
-	n.outcomes(req, at)
+	res := senders.Result{ProviderMessageID: n.providerID("sbx-", req.Key), At: at}
 	if req.Action == senders.ProfileView {
 		res.Profile = map[string]any{"name": req.Lead.Name, "public_identifier": req.Lead.PublicIdentifier, "source": "sandbox"}
 	}
-	return res, nil
+	if n.shared != nil {
+		// Another process may have performed the key meanwhile: its
+		// result stands.
+		won, added, err := n.shared.claim(ctx, req.Key, res)
+		if err != nil || !added {
+			return won, err
+		}
+	} else {
+		n.results[req.Key] = res
+	}
+	n.judge(cfg, req, at, day, used, week)
+	n.performed = append(n.performed, Performed{Key: req.Key, SenderID: cfg.ID, LeadID: req.Lead.LeadID, Action: req.Action,
+		Day: day, At: at, WithNote: req.Note != "", Purpose: req.Purpose})
+	return res, n.outcomes(ctx, req, at)
 }
 
 // judge records every rule the action breaks, by the network's own counts
@@ -294,7 +335,7 @@ func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, d
 }
 
 // outcomes queues what the outside world does after an action.
-func (n *Network) outcomes(req senders.Request, at time.Time) {
+func (n *Network) outcomes(ctx context.Context, req senders.Request, at time.Time) error {
 	lead := req.Lead.LeadID
 	// Draws are keyed by who the person is (their name and identities, or
 	// the lead's id when it has none), the action and how many such
@@ -321,7 +362,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 		if accept {
 			in := base
 			in.Kind, in.At = senders.InboundAccepted, n.synced(at.Add(after))
-			n.queue(in)
+			return n.queue(ctx, in)
 		}
 	case senders.Message, senders.InMail, senders.SendEmail:
 		if req.Action == senders.SendEmail {
@@ -332,8 +373,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			if bounce {
 				in := base
 				in.Kind, in.At, in.Message = senders.InboundBounce, n.synced(at.Add(n.between(key, "bounce-after", time.Minute, 10*time.Minute))), "550 5.1.1 mailbox unavailable"
-				n.queue(in)
-				return
+				return n.queue(ctx, in)
 			}
 		}
 		reply := n.chance(key, "reply") < n.rates.Reply
@@ -344,7 +384,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			reply, auto, after, body = o.Reply != "" || o.AutoReply, o.AutoReply, o.ReplyAfter, o.Reply
 		}
 		if !reply {
-			return
+			return nil
 		}
 		in := base
 		in.Kind, in.At, in.AutoReply = senders.InboundReply, n.synced(at.Add(after)), auto
@@ -356,8 +396,7 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			}
 			return prefix + req.Subject
 		}
-		n.seq++
-		in.ProviderMessageID = fmt.Sprintf("sbx-in-%d-%d", n.seed, n.seq)
+		in.ProviderMessageID = n.providerID("sbx-in-", req.Key)
 		if auto {
 			o := outOfOffice[int(n.chance(key, "ooo")*float64(len(outOfOffice)))]
 			back := in.At.AddDate(0, 0, 3+int(n.chance(key, "back")*10))
@@ -369,18 +408,24 @@ func (n *Network) outcomes(req senders.Request, at time.Time) {
 			// Who answers by proposing a meeting books one.
 			if slices.Contains(bookers, body) {
 				at := n.synced(in.At.Add(n.between(key, "book-after", time.Hour, 24*time.Hour)))
-				n.book(bookings.Booking{BookingID: fmt.Sprintf("sbx-booking-%d-%d", n.seed, n.seq), LeadID: &base.LeadID, SenderID: &base.SenderID,
-					StartsAt: at.Add(72 * time.Hour).Truncate(time.Hour), CreatedAt: at})
+				if err := n.book(ctx, bookings.Booking{BookingID: "sbx-booking-" + strings.TrimPrefix(in.ProviderMessageID, "sbx-in-"), LeadID: &base.LeadID,
+					SenderID: &base.SenderID, StartsAt: at.Add(72 * time.Hour).Truncate(time.Hour), CreatedAt: at}); err != nil {
+					return err
+				}
 			}
 		}
-		n.queue(in)
+		return n.queue(ctx, in)
 	}
+	return nil
 }
 
 // Lookup returns the result of the action performed under req.Key.
 func (n *Network) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.shared != nil {
+		return n.shared.result(ctx, req.Key)
+	}
 	r, ok := n.results[req.Key]
 	return r, ok, nil
 }
@@ -392,9 +437,17 @@ func (n *Network) Lookup(ctx context.Context, req senders.Request) (senders.Resu
 func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbound, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(until) })
-	out := slices.Clone(n.pending[:i])
-	n.pending = n.pending[i:]
+	var out []senders.Inbound
+	if n.shared != nil {
+		var err error
+		if out, err = n.shared.take(ctx, until); err != nil {
+			return nil, err
+		}
+	} else {
+		i := sort.Search(len(n.pending), func(i int) bool { return n.pending[i].At.After(until) })
+		out = slices.Clone(n.pending[:i])
+		n.pending = n.pending[i:]
+	}
 	for k, in := range out {
 		if in.Kind == senders.InboundReply && !in.AutoReply {
 			if _, ok := n.replied[in.LeadID]; !ok {
@@ -413,6 +466,9 @@ func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbou
 func (n *Network) NextInbound() (time.Time, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.shared != nil {
+		return n.shared.next(context.Background())
+	}
 	var next time.Time
 	if len(n.pending) > 0 {
 		next = n.pending[0].At

@@ -10,6 +10,9 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/bookings"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 )
@@ -228,4 +231,54 @@ func TestOnlyEmailRepliesHaveASubject(t *testing.T) {
 	}
 	is.Equal(linkedin, 9)
 	is.Equal(email, 4)
+}
+
+// TestSharedNetwork: two processes on one database see one network: an
+// action performed by one is performed for the other, what it causes is
+// handed over once, to whichever asks first, and so are meetings booked.
+func TestSharedNetwork(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		clock := apikit.NewFakeClock(monday)
+		api, worker := sandbox.New(7, clock, sandbox.Rates{}).Shared(d), sandbox.New(7, clock, sandbox.Rates{}).Shared(d)
+		s := sender()
+		api.Register(s)
+		worker.Register(s)
+		api.Script("ann", sandbox.Outcome{Reply: "Sure, let's talk.", ReplyAfter: time.Hour})
+		req := senders.Request{Key: "reply:1", Sender: &s, Action: senders.Message, Lead: senders.Recipient{LeadID: "ann"}, Body: "Hi"}
+		first, err := api.Perform(ctx, req)
+		is.NoErr(err)
+		again, err := worker.Perform(ctx, req) // the same key from the other process
+		is.NoErr(err)
+		is.Equal(again, first)
+		is.Equal(len(worker.Performed()), 0) // performed once, by the first
+		got, found, err := worker.Lookup(ctx, req)
+		is.NoErr(err)
+		is.True(found)
+		is.Equal(got, first)
+
+		at, ok := worker.NextInbound()
+		is.True(ok)
+		is.True(at.Equal(monday.Add(time.Hour)))
+		in, err := worker.Inbound(ctx, monday.Add(2*time.Hour))
+		is.NoErr(err)
+		is.Equal(len(in), 1)
+		is.Equal(in[0].Body, "Sure, let's talk.")
+		in, err = api.Inbound(ctx, monday.Add(2*time.Hour))
+		is.NoErr(err)
+		is.Equal(len(in), 0) // handed over once
+
+		lead := "ann"
+		api.DeliverBooking(bookings.Booking{BookingID: "b1", LeadID: &lead, CreatedAt: monday.Add(3 * time.Hour)})
+		bs, err := worker.Bookings(ctx, monday.Add(time.Hour))
+		is.NoErr(err)
+		is.Equal(len(bs), 0) // not due yet
+		bs, err = worker.Bookings(ctx, monday.Add(4*time.Hour))
+		is.NoErr(err)
+		is.Equal(len(bs), 1)
+		is.Equal(bs[0].BookingID, "b1")
+		_, ok = api.NextInbound()
+		is.True(!ok) // nothing left
+	})
 }

@@ -210,3 +210,31 @@ func TestThreadRoutes(t *testing.T) {
 		is.Equal(len(net.Performed()), sent+1)
 	})
 }
+
+// TestThreadFollowsItsLeadsClient: a thread's client is its lead's; when
+// the lead gets a client, the client's scoped keys see its older threads.
+func TestThreadFollowsItsLeadsClient(t *testing.T) {
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		setup := e.mailAnnAndCy(t)
+		dee := e.lead("member", map[string]any{"name": "Dee Roy", "email_work": "dee@example.test"})["id"].(string)
+		setup.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: setup.ids["mail"], LeadID: dee, At: e.clock.Now(), ProviderMessageID: "d-1",
+			Subject: "Hello", Body: "Who is this?"})
+		setup.tick()
+		page := e.call("GET", "/v1/threads?lead_id="+dee, "viewer", nil)
+		is.Equal(page.Body["total"], 1.0)
+		id := page.Body["data"].([]any)[0].(map[string]any)["id"].(string)
+		is.Equal(page.Body["data"].([]any)[0].(map[string]any)["client_id"], nil)
+		is.Equal(e.call("GET", "/v1/threads", "globexViewer", nil).Body["total"], 1.0) // Ann's only
+		assertEnvelope(t, e.call("GET", "/v1/threads/"+id, "globexViewer", nil), 404, "E_NOT_FOUND")
+
+		// Dee joins Globex: her thread follows.
+		is.Equal(e.call("PATCH", "/v1/leads/"+dee, "member", map[string]any{"client_id": e.ids["Globex"]}).Status, 200)
+		is.Equal(e.call("GET", "/v1/threads", "globexViewer", nil).Body["total"], 2.0)
+		v := e.call("GET", "/v1/threads/"+id, "globexViewer", nil)
+		is.Equal(v.Status, 200)
+		is.Equal(v.data()["client_id"], e.ids["Globex"])
+		is.Equal(e.call("GET", "/v1/threads?client_id="+e.ids["Globex"], "viewer", nil).Body["total"], 2.0)
+		is.Equal(e.call("GET", "/v1/threads?client_id="+e.ids["Initech"], "viewer", nil).Body["total"], 1.0) // Cy's only
+	})
+}
