@@ -184,7 +184,7 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		lead = &ls[0]
 	}
 	sequenceID, enrollmentID := stop.Answers(a.Sender.ID)
-	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
+	read, err := svc.classifierFor(ctx, a.WorkspaceID).Classify(ctx, Incoming{Subject: a.Subject, Body: a.Body, Headers: a.Headers, ReceivedAt: a.At})
 	if err != nil {
 		return nil, fmt.Errorf("inbox: classify: %w", err)
 	}
@@ -192,18 +192,19 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		read.Intent = Unclear
 	}
 	if a.AutoReply && !read.AutoReply {
-		read.AutoReply, read.Intent = true, OutOfOffice
+		read.AutoReply, read.Intent, read.Review = true, OutOfOffice, false
 	}
+	confidence := read.confidence()
 	// A new thread is made with this reply counted and read.
 	intent, source := read.Intent, SourceAuto
 	th, created, err := svc.conversation(ctx, &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
 		Channel: a.Sender.Channel, SequenceID: optional(sequenceID), EnrollmentID: optional(enrollmentID), Intent: &intent, IntentSource: &source,
-		Unread: true, MessageCount: 1, LastMessageAt: a.At})
+		IntentConfidence: confidence, NeedsReview: read.Review, Unread: true, MessageCount: 1, LastMessageAt: a.At})
 	if err != nil {
 		return nil, err
 	}
 	m := &Message{ID: apikit.NewID(), WorkspaceID: a.WorkspaceID, ThreadID: th.ID, Direction: In, Status: Sent,
-		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent,
+		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent, IntentConfidence: confidence,
 		ProviderMessageID: optional(a.ProviderMessageID), SentAt: a.At, CreatedAt: now}
 	added, err := svc.store.AddMessage(ctx, m)
 	if err != nil {
@@ -219,6 +220,9 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	}
 	data := map[string]any{"sender_id": a.Sender.ID, "auto_reply": read.AutoReply, "provider_message_id": a.ProviderMessageID,
 		"thread_id": th.ID, "message_id": m.ID, "intent": string(read.Intent), "body": a.Body}
+	if confidence != nil {
+		data["intent_confidence"] = *confidence
+	}
 	if a.Subject != "" {
 		data["subject"] = a.Subject
 	}
@@ -261,6 +265,7 @@ func (svc *Service) counted(ctx context.Context, th *Thread, sequenceID, enrollm
 	if !read.AutoReply || th.Intent == nil || *th.Intent == OutOfOffice {
 		intent, source := read.Intent, SourceAuto
 		th.Intent, th.IntentSource = &intent, &source
+		th.IntentConfidence, th.NeedsReview = read.confidence(), read.Review
 	}
 	th.Unread = true
 	svc.count(th, at)

@@ -42,22 +42,25 @@ const (
 type Thread struct {
 	bun.BaseModel `bun:"table:threads,alias:th"`
 
-	ID            string          `bun:"id,pk" json:"id" format:"uuid"`
-	WorkspaceID   string          `bun:"workspace_id" json:"-"`
-	ClientID      *string         `bun:"client_id" json:"client_id" format:"uuid"`
-	SenderID      string          `bun:"sender_id" json:"sender_id" format:"uuid"`
-	LeadID        string          `bun:"lead_id" json:"lead_id" format:"uuid"`
-	Channel       senders.Channel `bun:"channel" json:"channel" enum:"linkedin,email"`
-	SequenceID    *string         `bun:"sequence_id" json:"sequence_id" format:"uuid" doc:"The sequence the conversation came from, when it came from one (the latest)."`
-	EnrollmentID  *string         `bun:"enrollment_id" json:"enrollment_id" format:"uuid"`
-	Intent        *Intent         `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"What the lead's latest reply means; null until a reply is read."`
-	IntentSource  *string         `bun:"intent_source" json:"intent_source" enum:"auto,manual"`
-	AssigneeID    *string         `bun:"assignee_id" json:"assignee_id" format:"uuid"`
-	Unread        bool            `bun:"unread" json:"unread" doc:"A reply came in since a member last marked the thread read or replied."`
-	MessageCount  int             `bun:"message_count" json:"message_count"`
-	LastMessageAt time.Time       `bun:"last_message_at" json:"last_message_at"`
-	CreatedAt     time.Time       `bun:"created_at" json:"created_at"`
-	UpdatedAt     time.Time       `bun:"updated_at" json:"updated_at"`
+	ID           string          `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID  string          `bun:"workspace_id" json:"-"`
+	ClientID     *string         `bun:"client_id" json:"client_id" format:"uuid"`
+	SenderID     string          `bun:"sender_id" json:"sender_id" format:"uuid"`
+	LeadID       string          `bun:"lead_id" json:"lead_id" format:"uuid"`
+	Channel      senders.Channel `bun:"channel" json:"channel" enum:"linkedin,email"`
+	SequenceID   *string         `bun:"sequence_id" json:"sequence_id" format:"uuid" doc:"The sequence the conversation came from, when it came from one (the latest)."`
+	EnrollmentID *string         `bun:"enrollment_id" json:"enrollment_id" format:"uuid"`
+	Intent       *Intent         `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"What the lead's latest reply means; null until a reply is read."`
+	IntentSource *string         `bun:"intent_source" json:"intent_source" enum:"auto,manual"`
+	// IntentConfidence is how sure the classifier was of the intent (0 to 1); null when a member set it or nothing was read.
+	IntentConfidence *float64  `bun:"intent_confidence" json:"intent_confidence" doc:"How sure the classifier was of the latest reply's intent, 0 to 1 (1: an auto-reply by its headers); null when a member set the intent or no reply was read."`
+	NeedsReview      bool      `bun:"needs_review" json:"needs_review" doc:"The classifier was unsure of the latest reply (below its threshold, 0.6 by default): intent is unclear until a member sets it."`
+	AssigneeID       *string   `bun:"assignee_id" json:"assignee_id" format:"uuid"`
+	Unread           bool      `bun:"unread" json:"unread" doc:"A reply came in since a member last marked the thread read or replied."`
+	MessageCount     int       `bun:"message_count" json:"message_count"`
+	LastMessageAt    time.Time `bun:"last_message_at" json:"last_message_at"`
+	CreatedAt        time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt        time.Time `bun:"updated_at" json:"updated_at"`
 }
 
 // Message is one message in a thread.
@@ -73,6 +76,7 @@ type Message struct {
 	Body              string    `bun:"body" json:"body"`
 	AutoReply         bool      `bun:"auto_reply" json:"auto_reply"`
 	Intent            *Intent   `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"Inbound only: what the classifier read."`
+	IntentConfidence  *float64  `bun:"intent_confidence" json:"intent_confidence" doc:"Inbound only: how sure the classifier was of intent, 0 to 1."`
 	SentBy            *string   `bun:"sent_by" json:"sent_by" format:"uuid" doc:"The member who replied by hand; null for the runner's messages and for replies."`
 	ProviderMessageID *string   `bun:"provider_message_id" json:"provider_message_id"`
 	SentAt            time.Time `bun:"sent_at" json:"sent_at"`
