@@ -79,7 +79,7 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 			yes := true
 			for _, f := range []inbox.Filter{{}, {Intent: inbox.Interested}, {AssigneeID: "none"}, {AssigneeID: ids[0]}, {SenderID: e.ids["anna"]},
 				{SequenceID: e.ids["Berlin CTOs"]}, {ClientID: e.ids["Globex"]}, {LeadID: ids[0]}, {Unread: &yes}, {UpdatedSince: &since},
-				{Intent: inbox.Interested, Unread: &yes}} {
+				{Intent: inbox.Interested, Unread: &yes}, {NeedsReview: &yes}} {
 				f.Limit = 50
 				must(e.pl.Inbox.List(ctx, e.p, f))
 			}

@@ -60,6 +60,16 @@ type Classification struct {
 	// Replacement is the person a "no longer with the company" reply
 	// names instead, when it names one.
 	Replacement *Replacement
+	// Confidence is the classifier's probability of Intent (of the best
+	// intent when Review is set), 1 on machine evidence; 0 from a
+	// classifier that gives none (Rules).
+	Confidence float64
+	// Scores is the probability of each of the seven intents, when the
+	// classifier gives them.
+	Scores map[Intent]float64
+	// Review: the classifier was unsure (below its threshold), so Intent
+	// is unclear and a member should read the reply.
+	Review bool
 }
 
 // Classifier reads an inbound message. Rules is the built-in one; a

@@ -190,7 +190,7 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	sequenceID, enrollmentID := stop.Answers(a.Sender.ID)
 	// The classifier reads the reply's new text; the message keeps the
 	// whole body.
-	read, err := svc.classifier.Classify(ctx, Incoming{Subject: a.Subject, Body: CleanReply(a.Body, a.ContentType), Headers: a.Headers, ReceivedAt: a.At})
+	read, err := svc.classifierFor(ctx, a.WorkspaceID).Classify(ctx, Incoming{Subject: a.Subject, Body: CleanReply(a.Body, a.ContentType), Headers: a.Headers, ReceivedAt: a.At})
 	if err != nil {
 		return nil, fmt.Errorf("inbox: classify: %w", err)
 	}
@@ -198,7 +198,7 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		read.Intent = Unclear
 	}
 	if a.AutoReply && !read.AutoReply {
-		read.AutoReply = true
+		read.AutoReply, read.Review = true, false
 		if read.Intent != WrongPerson {
 			read.Intent = OutOfOffice
 		}
@@ -209,18 +209,19 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	// Reply-stop on the safe side: everything but an auto-reply that
 	// says the lead is away stops the lead's enrollments.
 	stops := !read.AutoReply || read.Intent != OutOfOffice
+	confidence := read.confidence()
 	// A new thread is made with this reply counted and read.
 	intent, source := read.Intent, SourceAuto
 	fresh := &Thread{WorkspaceID: a.WorkspaceID, ClientID: lead.ClientID, SenderID: a.Sender.ID, LeadID: a.LeadID,
 		Channel: a.Sender.Channel, SequenceID: optional(sequenceID), EnrollmentID: optional(enrollmentID), Intent: &intent, IntentSource: &source,
-		Unread: true, MessageCount: 1, LastMessageAt: a.At}
+		IntentConfidence: confidence, NeedsReview: read.Review, Unread: true, MessageCount: 1, LastMessageAt: a.At}
 	noted(fresh, read)
 	th, created, err := svc.conversation(ctx, fresh)
 	if err != nil {
 		return nil, err
 	}
 	m := &Message{ID: apikit.NewID(), WorkspaceID: a.WorkspaceID, ThreadID: th.ID, Direction: In, Status: Sent,
-		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent,
+		Subject: optional(a.Subject), Body: a.Body, AutoReply: read.AutoReply, Intent: &read.Intent, IntentConfidence: confidence,
 		ProviderMessageID: optional(a.ProviderMessageID), SentAt: a.At, CreatedAt: now}
 	added, err := svc.store.AddMessage(ctx, m)
 	if err != nil {
@@ -236,6 +237,9 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 	}
 	data := map[string]any{"sender_id": a.Sender.ID, "auto_reply": read.AutoReply, "provider_message_id": a.ProviderMessageID,
 		"thread_id": th.ID, "message_id": m.ID, "intent": string(read.Intent), "body": a.Body}
+	if confidence != nil {
+		data["intent_confidence"] = *confidence
+	}
 	if a.Subject != "" {
 		data["subject"] = a.Subject
 	}
@@ -296,6 +300,7 @@ func (svc *Service) counted(ctx context.Context, th *Thread, sequenceID, enrollm
 	if !read.AutoReply || read.Intent == WrongPerson || th.Intent == nil || *th.Intent == OutOfOffice {
 		intent, source := read.Intent, SourceAuto
 		th.Intent, th.IntentSource = &intent, &source
+		th.IntentConfidence, th.NeedsReview = read.confidence(), read.Review
 	}
 	noted(th, read)
 	th.Unread = true

@@ -49,20 +49,24 @@ type Service struct {
 	log        EventLog
 	classifier Classifier
 	stopper    Stopper
+	// custom: UseClassifier chose the classifier for every workspace.
+	custom bool
+	teams  teamModels
 
 	mu         sync.RWMutex
 	transports map[string]senders.Transport
 }
 
-// NewService returns the inbox on d, reading replies with the built-in
-// classifier.
+// NewService returns the inbox on d, reading replies with
+// DefaultClassifier (a workspace's own trained model, when it has a better
+// one).
 func NewService(d *db.DB, clock apikit.Clock, ss Senders, ls Leads, cat Catalog, log EventLog) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, senders: ss, leads: ls, catalog: cat, log: log, classifier: Rules{}}
+	return &Service{db: d, store: NewBunStore(d), clock: clock, senders: ss, leads: ls, catalog: cat, log: log, classifier: DefaultClassifier()}
 }
 
 // UseClassifier replaces the built-in classifier, for example with a
 // model-backed one.
-func (svc *Service) UseClassifier(c Classifier) { svc.classifier = c }
+func (svc *Service) UseClassifier(c Classifier) { svc.classifier, svc.custom = c, true }
 
 // UseTransports sets the transports members' replies go through: the same
 // ones the runner sends with.
@@ -152,6 +156,9 @@ func (svc *Service) classified(ctx context.Context, th *Thread, m *Message, inte
 	if m != nil {
 		data["message_id"], data["auto_reply"] = m.ID, m.AutoReply
 	}
+	if source == SourceAuto && m != nil && m.IntentConfidence != nil {
+		data["intent_confidence"], data["needs_review"] = *m.IntentConfidence, th.NeedsReview
+	}
 	return svc.log.EmitMany(ctx, append([]events.Event{{WorkspaceID: th.WorkspaceID, LeadID: th.LeadID, SenderID: th.SenderID, ClientID: apikit.Deref(th.ClientID),
 		SequenceID: apikit.Deref(th.SequenceID), EnrollmentID: apikit.Deref(th.EnrollmentID), Kind: EventClassified, MemberID: memberID, Data: data}}, also...))
 }
@@ -227,6 +234,7 @@ func (svc *Service) SetIntent(ctx context.Context, p apikit.Principal, id string
 		changed := th.Intent == nil || *th.Intent != intent
 		source := SourceManual
 		th.Intent, th.IntentSource, th.UpdatedAt = &intent, &source, svc.clock.Now()
+		th.IntentConfidence, th.NeedsReview = nil, false
 		if err := svc.store.SaveThread(ctx, th); err != nil || !changed {
 			return err
 		}

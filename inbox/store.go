@@ -50,6 +50,7 @@ type Filter struct {
 	ClientID     string
 	LeadID       string
 	Unread       *bool
+	NeedsReview  *bool
 	UpdatedSince *time.Time
 	Limit        int
 	Offset       int
@@ -226,6 +227,9 @@ func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 	q.Equal("sender_id", f.SenderID).Equal("sequence_id", f.SequenceID).Equal("client_id", f.ClientID).Equal("lead_id", f.LeadID)
 	if f.Unread != nil {
 		q.Where("th.unread = ?", *f.Unread)
+	}
+	if f.NeedsReview != nil {
+		q.Where("th.needs_review = ?", *f.NeedsReview)
 	}
 	if f.UpdatedSince != nil {
 		q.Where("th.updated_at >= ?", *f.UpdatedSince)

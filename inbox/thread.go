@@ -52,9 +52,12 @@ type Thread struct {
 	EnrollmentID *string         `bun:"enrollment_id" json:"enrollment_id" format:"uuid"`
 	Intent       *Intent         `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"What the lead's latest reply means; null until a reply is read."`
 	IntentSource *string         `bun:"intent_source" json:"intent_source" enum:"auto,manual"`
-	AssigneeID   *string         `bun:"assignee_id" json:"assignee_id" format:"uuid"`
-	Unread       bool            `bun:"unread" json:"unread" doc:"A reply came in since a member last marked the thread read or replied."`
-	ReturnsAt    *time.Time      `bun:"returns_at" json:"returns_at" doc:"When the lead is back, as their latest reply that named a return date said (an auto-reply's delay, a person's note)."`
+	// IntentConfidence is how sure the classifier was of the intent (0 to 1); null when a member set it or nothing was read.
+	IntentConfidence *float64   `bun:"intent_confidence" json:"intent_confidence" doc:"How sure the classifier was of the latest reply's intent, 0 to 1 (1: an auto-reply by its headers); null when a member set the intent or no reply was read."`
+	NeedsReview      bool       `bun:"needs_review" json:"needs_review" doc:"The classifier was unsure of the latest reply (below its threshold, 0.6 by default): intent is unclear until a member sets it."`
+	AssigneeID       *string    `bun:"assignee_id" json:"assignee_id" format:"uuid"`
+	Unread           bool       `bun:"unread" json:"unread" doc:"A reply came in since a member last marked the thread read or replied."`
+	ReturnsAt        *time.Time `bun:"returns_at" json:"returns_at" doc:"When the lead is back, as their latest reply that named a return date said (an auto-reply's delay, a person's note)."`
 	// The person a "no longer with the company" or "not the right
 	// person" reply named instead.
 	ReplacementName  *string   `bun:"replacement_name" json:"replacement_name" doc:"The person the lead's reply named instead of them, when it named one."`
@@ -78,6 +81,7 @@ type Message struct {
 	Body              string    `bun:"body" json:"body"`
 	AutoReply         bool      `bun:"auto_reply" json:"auto_reply"`
 	Intent            *Intent   `bun:"intent" json:"intent" enum:"interested,question,not_now,not_interested,ooo,wrong_person,unclear" doc:"Inbound only: what the classifier read."`
+	IntentConfidence  *float64  `bun:"intent_confidence" json:"intent_confidence" doc:"Inbound only: how sure the classifier was of intent, 0 to 1."`
 	SentBy            *string   `bun:"sent_by" json:"sent_by" format:"uuid" doc:"The member who replied by hand; null for the runner's messages and for replies."`
 	ProviderMessageID *string   `bun:"provider_message_id" json:"provider_message_id"`
 	SentAt            time.Time `bun:"sent_at" json:"sent_at"`

@@ -19,6 +19,7 @@ type listThreadsInput struct {
 	ClientID     string    `query:"client_id" format:"uuid"`
 	LeadID       string    `query:"lead_id" format:"uuid"`
 	Unread       string    `query:"unread" enum:"true,false"`
+	NeedsReview  string    `query:"needs_review" enum:"true,false" doc:"true: the threads whose latest reply the classifier was unsure of (intent unclear until a member sets it)."`
 	UpdatedSince time.Time `query:"updated_since" doc:"Only threads changed at or after this time (RFC 3339): a new message, an intent, an assignee, read."`
 	Limit        int       `query:"limit" minimum:"1" maximum:"200" default:"50"`
 	Offset       int       `query:"offset" minimum:"0" default:"0"`
@@ -53,7 +54,8 @@ func (s *Server) registerThreads() {
 		OperationID: "list-threads", Method: http.MethodGet, Path: "/v1/threads", Tags: tags,
 		Summary: "List threads",
 		Description: "Conversations with leads, one per sender, lead and channel, newest activity first. A client-scoped key sees only its clients' threads. " +
-			"`intent` is what the lead's latest reply means (set by the classifier, or by hand).",
+			"`intent` is what the lead's latest reply means (set by the classifier, or by hand); `intent_confidence` is how sure the classifier was, " +
+			"and `needs_review` marks the replies it was unsure of (below 0.6: intent unclear until a member sets it).",
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *listThreadsInput) (*pageOutput[inbox.Thread], error) {
 		f := inbox.Filter{Intent: inbox.Intent(in.Intent), AssigneeID: in.AssigneeID, SenderID: in.SenderID, SequenceID: in.SequenceID,
 			ClientID: in.ClientID, LeadID: in.LeadID, Limit: in.Limit, Offset: in.Offset}
@@ -63,6 +65,10 @@ func (s *Server) registerThreads() {
 		if in.Unread != "" {
 			u := in.Unread == "true"
 			f.Unread = &u
+		}
+		if in.NeedsReview != "" {
+			r := in.NeedsReview == "true"
+			f.NeedsReview = &r
 		}
 		if !in.UpdatedSince.IsZero() {
 			f.UpdatedSince = &in.UpdatedSince

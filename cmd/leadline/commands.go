@@ -61,6 +61,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	runner := fs.Bool("runner", true, "also run the runner that sends due sequence steps and the webhook worker; --runner=false serves the API only, with 'leadline work' running elsewhere")
 	opts := runnerFlags(fs)
+	cls := classifierFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (a local receiver during development; never in production)")
 	public := publicURLFlag(fs)
 	if err := parse(fs, args); err != nil {
@@ -75,6 +76,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := opts.check(); err != nil {
 		return err
 	}
+	if err := cls.check(); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	d, err := openDB(ctx, *dsn)
 	if err != nil {
@@ -86,6 +90,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
+	cls.apply(pl.Inbox)
 	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	srv := server.New(server.Config{Platform: pl, Logger: logger, Limits: limits})
 	ln, err := listen(*addr)

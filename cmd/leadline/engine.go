@@ -102,12 +102,16 @@ func (o runnerOpts) apply(r *engine.Runner) *engine.Runner {
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("work")
 	opts := runnerFlags(fs)
+	cls := classifierFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (development only)")
 	public := publicURLFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := opts.check(); err != nil {
+		return err
+	}
+	if err := cls.check(); err != nil {
 		return err
 	}
 	if err := checkPublicURL("work", *public); err != nil {
@@ -124,6 +128,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
+	cls.apply(pl.Inbox)
 	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
 	go pl.WebhookWorker(nil).Run(ctx, webhookTick)

@@ -120,6 +120,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSecrets(ctx, args[1:], stdout)
 	case "senders":
 		return cmdSenders(ctx, args[1:], stdout, stderr)
+	case "classifier":
+		return cmdClassifier(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
