@@ -212,7 +212,6 @@ func (c *ModelClassifier) Classify(_ context.Context, m Incoming) (Classificatio
 		}
 	} else if out.Confidence < c.Threshold {
 		out.Intent, out.Review = Unclear, true
-		return out, nil
 	}
 	// A person whose reply the model reads as away is still a person: the
 	// reply stops the enrollment (reply-stop on the safe side); only the
