@@ -39,6 +39,26 @@ func (svc *Service) Earlier(ctx context.Context, s *senders.Sender, leadID, sequ
 	return out, nil
 }
 
+// continued is the conversation a member's reply continues: every message
+// of the thread with a provider id, both ways, oldest first (the latest
+// maxEarlier), and the first subject.
+func continued(msgs []Message) senders.Thread {
+	var out senders.Thread
+	for _, m := range msgs {
+		if m.ProviderMessageID == nil || m.Status != Sent {
+			continue
+		}
+		out.Earlier = append(out.Earlier, *m.ProviderMessageID)
+		if out.Subject == "" && m.Subject != nil {
+			out.Subject = *m.Subject
+		}
+	}
+	if len(out.Earlier) > maxEarlier {
+		out.Earlier = out.Earlier[len(out.Earlier)-maxEarlier:]
+	}
+	return out
+}
+
 // LeadBySent returns the lead a message answers: the lead of the thread
 // holding one of the workspace's sent messages among ids (Message-IDs
 // with or without angle brackets), or "" when none is leadline's.

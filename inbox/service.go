@@ -330,6 +330,7 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 		lead   *leads.Lead
 		m      *Message
 		action senders.Action
+		thread senders.Thread
 	)
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -362,6 +363,15 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 		if err := svc.mayReply(ctx, s, lead); err != nil {
 			return err
 		}
+		if senders.TransportKinds[s.Transport].Threads {
+			// The reply continues the conversation: In-Reply-To the lead's
+			// latest message, the same chat.
+			msgs, err := svc.store.Messages(ctx, th.ID)
+			if err != nil {
+				return err
+			}
+			thread = continued(msgs)
+		}
 		if svc.transport(s.Transport) == nil {
 			return apikit.Conflict(fmt.Sprintf("The sender %s's transport (%s) is not running in this process.", s.Name, s.Transport),
 				"Reply through a leadline server that runs the sender's transport (leadline serve).")
@@ -384,7 +394,7 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 	}
 	t := svc.transport(s.Transport)
 	req := senders.Request{Key: "reply:" + m.ID, Sender: s, Action: action, Lead: lead.Recipient(),
-		Subject: in.Subject, Body: in.Body, Purpose: senders.PurposeReply}
+		Subject: in.Subject, Body: in.Body, Thread: thread, Purpose: senders.PurposeReply}
 	res, perr := t.Perform(ctx, req)
 	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
 		// The outcome is unknown: the transport looks for what the request

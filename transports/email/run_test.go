@@ -134,6 +134,21 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(int(bounced), 1)
 
+		// A member answers her from the inbox: the reply continues her
+		// message's thread.
+		_, err = pl.Inbox.Reply(ctx, p, v.ID, inbox.ReplyInput{Body: "Thursday 3pm works. Talk then!"})
+		is.NoErr(err)
+		ann.Wait(t, 2)
+		var answer string
+		for _, raw := range ann.Messages(t, "INBOX") {
+			if strings.Contains(string(raw), "Thursday 3pm") {
+				answer = string(raw)
+			}
+		}
+		is.True(strings.Contains(answer, "In-Reply-To: <reply-1@leadline.test>"))
+		is.True(strings.Contains(answer, "Subject: Re: Hello Ann"))
+		is.True(!strings.Contains(answer, "List-Unsubscribe")) // a person's answer, no campaign mail
+
 		// Days later, no second email: reading the same mail again
 		// queues nothing new.
 		clock.Advance(3 * 24 * time.Hour)
@@ -142,7 +157,7 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(n, 0)
 		tick()
-		is.Equal(len(ann.Messages(t, "INBOX")), 1)
-		is.Equal(len(box.Messages(t, "Sent")), 2)
+		is.Equal(len(ann.Messages(t, "INBOX")), 2) // the first email and the member's answer
+		is.Equal(len(box.Messages(t, "Sent")), 3)
 	})
 }
