@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -110,11 +112,53 @@ func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 	return b
 }
 
-func init() {
-	// huma renders its own errors through this hook. Every huma API in the
-	// process shares it, so a program embedding leadline's handler gets
-	// leadline's envelope for its other huma APIs too.
-	huma.NewError = newHumaError
+// chainErrors routes huma's own errors (validation, malformed bodies)
+// through newHumaError for leadline's operations only. huma builds them
+// with the process-wide huma.NewErrorWithContext: leadline wraps the hook
+// it finds, once, and hands every operation that is not leadline's to it,
+// so that a program serving its own huma API beside leadline's keeps its
+// own error format (and its own hooks, set before or after).
+var chainErrors = sync.OnceFunc(func() {
+	prev := huma.NewErrorWithContext
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		if ctx != nil && isLeadlineOp(ctx.Operation()) {
+			return newHumaError(status, msg, errs...)
+		}
+		if prev != nil {
+			return prev(ctx, status, msg, errs...)
+		}
+		return huma.NewError(status, msg, errs...)
+	}
+})
+
+// isLeadlineOp reports whether op was registered by a leadline Server.
+func isLeadlineOp(op *huma.Operation) bool {
+	if op == nil {
+		return false
+	}
+	_, ok := op.Metadata[metaRole]
+	return ok
+}
+
+// documentErrorsAsEnvelope makes the API's registry describe huma's error
+// type as leadline's envelope: huma documents every operation's errors
+// with the type huma.NewError returns, which stays huma's own.
+func documentErrorsAsEnvelope(api huma.API) {
+	api.OpenAPI().Components.Schemas.RegisterTypeAlias(reflect.TypeFor[huma.ErrorModel](), reflect.TypeFor[ErrorBody]())
+}
+
+// envelopeContent moves the error answers of op to application/json: huma
+// documents its error type as application/problem+json.
+func envelopeContent(op *huma.Operation) {
+	for code, r := range op.Responses {
+		if strings.HasPrefix(code, "2") || r == nil {
+			continue
+		}
+		if mt, ok := r.Content["application/problem+json"]; ok {
+			delete(r.Content, "application/problem+json")
+			r.Content["application/json"] = mt
+		}
+	}
 }
 
 // toStatusError is what every handler returns on failure: apikit errors

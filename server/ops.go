@@ -49,6 +49,7 @@ func register[I, O any](s *Server, op huma.Operation, role apikit.Role, class ap
 		}
 		return out, nil
 	})
+	envelopeContent(s.operation(op.Method, op.Path))
 	s.documentHeaders(op.Method, op.Path, class)
 	s.bodyArraysNotNull(s.operation(op.Method, op.Path))
 }

@@ -142,6 +142,8 @@ func New(cfg Config) *Server {
 		"apiKey": {Type: "apiKey", In: "header", Name: "X-API-Key"},
 	}
 	s.api = humago.New(s.mux, hc)
+	chainErrors()
+	documentErrorsAsEnvelope(s.api)
 	s.api.UseMiddleware(s.guard)
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)

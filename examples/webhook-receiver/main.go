@@ -1,5 +1,5 @@
 // Command webhook-receiver is a runnable receiver of leadline webhooks: it
-// verifies each delivery's signature and timestamp with webhooks.Verify,
+// verifies each delivery's signature and timestamp with client.VerifyWebhook,
 // drops a delivery id it has already handled (leadline retries until it
 // gets a 2xx, so a receiver sees some deliveries more than once), and
 // prints each event.
@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leadline/leadline/webhooks"
+	"github.com/leadline/leadline/client"
 )
 
 // seen remembers handled delivery ids for a day (leadline's retries end
@@ -58,11 +58,11 @@ func handler(secret string, out io.Writer) http.Handler {
 			http.Error(w, "unreadable body", http.StatusBadRequest)
 			return
 		}
-		if err := webhooks.Verify(secret, r.Header, body, 5*time.Minute, time.Now()); err != nil {
+		if err := client.VerifyWebhook(secret, r.Header, body); err != nil {
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return
 		}
-		id := r.Header.Get(webhooks.HeaderID)
+		id := r.Header.Get(client.WebhookIDHeader)
 		if !handled.first(id, time.Now()) {
 			w.WriteHeader(http.StatusOK) // a retry of a delivery already handled
 			return
