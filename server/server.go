@@ -85,6 +85,8 @@ type Server struct {
 	secretKey secret.Key
 	// schemasPath is where huma serves each schema of the document.
 	schemasPath string
+	// metrics counts requests and refusals (metrics.go); nil: none.
+	metrics Metrics
 }
 
 // New builds the API on cfg.Platform, or on a platform on cfg.DB. The
@@ -124,6 +126,9 @@ func New(cfg Config) *Server {
 		secretKey:   cfg.SecretKey,
 		mux:         http.NewServeMux(),
 	}
+	if pl.Metrics != nil {
+		s.metrics = pl.Metrics
+	}
 
 	hc := huma.DefaultConfig("leadline", Version)
 	hc.CreateHooks = nil // no $schema links: bodies are exactly the documented shapes
@@ -142,7 +147,7 @@ func New(cfg Config) *Server {
 		"apiKey": {Type: "apiKey", In: "header", Name: "X-API-Key"},
 	}
 	s.api = humago.New(s.mux, hc)
-	s.api.UseMiddleware(s.guard)
+	s.api.UseMiddleware(s.nameOperation, s.guard)
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
@@ -169,7 +174,7 @@ func (s *Server) API() huma.API { return s.api }
 // Handler is the whole HTTP API: mount it at the root of a server, or
 // in-process in a Go program.
 func (s *Server) Handler() http.Handler {
-	return s.withRequestLog(s.withEnvelopeFallback(s.mux))
+	return s.withMetrics(s.withRequestLog(s.withEnvelopeFallback(s.mux)))
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -23,7 +23,7 @@ const usage = `leadline — sales outreach API server
 Usage:
   leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…] [--runner=true] [--tick 5s]
                    [--workers 8] [--group 64] [--rate-read 600] [--rate-write 300] [--rate-spend 60]
-                   [--webhooks-allow-private] [--public-url URL]
+                   [--webhooks-allow-private] [--public-url URL] [--metrics-addr 127.0.0.1:9090]
   leadline migrate [--db …]
   leadline apply   [--db …] -f setup.yaml
   leadline keys create [--db …] --workspace NAME --member EMAIL --role manager|member|client_viewer
@@ -32,6 +32,7 @@ Usage:
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
+                   [--metrics-addr ADDR]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
