@@ -133,7 +133,7 @@ func New(cfg Config) *Server {
 	hc := huma.DefaultConfig("leadline", Version)
 	hc.CreateHooks = nil // no $schema links: bodies are exactly the documented shapes
 	hc.OpenAPIPath = "/v1/openapi"
-	hc.DocsPath = "/v1/docs"
+	hc.DocsPath = "" // served from the binary, with no CDN (docs.go)
 	hc.SchemasPath = "/v1/schemas"
 	s.schemasPath = hc.SchemasPath
 	hc.RejectUnknownQueryParameters = true
@@ -150,6 +150,7 @@ func New(cfg Config) *Server {
 	s.api.UseMiddleware(s.nameOperation, s.guard)
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.registerDocs(hc.OpenAPIPath)
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
 	s.mux.HandleFunc("GET /unsubscribe/{token}", s.unsubscribePage)
 	s.mux.HandleFunc("POST /unsubscribe/{token}", s.unsubscribe)
