@@ -25,6 +25,7 @@ Usage:
                    [--workers 8] [--group 64] [--rate-read 600] [--rate-write 300] [--rate-spend 60]
                    [--webhooks-allow-private] [--public-url URL] [--metrics-addr 127.0.0.1:9090]
   leadline migrate [--db …]
+  leadline backup  [--db ./leadline.db] --to FILE
   leadline apply   [--db …] -f setup.yaml
   leadline keys create [--db …] --workspace NAME --member EMAIL --role manager|member|client_viewer
                        [--client NAME]… [--expires YYYY-MM-DD|RFC3339] [--name LABEL] [--json]
@@ -111,6 +112,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		return cmdWork(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, args[1:], stdout)
 	case "simulate":
 		return cmdSimulate(ctx, args[1:], stdout, stderr)
 	case "events":
