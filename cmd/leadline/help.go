@@ -33,6 +33,7 @@ var commandHelp = map[string]string{
 	"reports rebuild": "Usage: leadline reports rebuild --workspace NAME [flags]\n\nRecomputes the workspace's report rollups from its activity log, in one transaction.",
 	"secrets rotate":  strings.TrimSuffix(secretsHelp, "\n"),
 	"backup":          backupHelp,
+	"healthcheck":     healthcheckHelp,
 }
 
 const keysHelp = `Usage: leadline keys create|list|revoke [flags]

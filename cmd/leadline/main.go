@@ -39,6 +39,7 @@ Usage:
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]
   leadline secrets rotate [--db …] [--new-key BASE64]
+  leadline healthcheck [--url http://127.0.0.1:8080/healthz]
   leadline version
 
 Every command prints its own usage and flags with --help (or -h).
@@ -112,6 +113,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		return cmdWork(ctx, args[1:], stdout, stderr)
+	case "healthcheck":
+		return cmdHealthcheck(ctx, args[1:], stdout)
 	case "backup":
 		return cmdBackup(ctx, args[1:], stdout)
 	case "simulate":

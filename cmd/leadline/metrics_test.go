@@ -57,6 +57,11 @@ func TestServeMetrics(t *testing.T) {
 	is.True(strings.Contains(string(body), `leadline_http_requests_total{operation="get-me",status="401"} 1`))
 	is.True(strings.Contains(string(body), "leadline_runner_leases_held 0"))
 
+	_, err = runCmd("healthcheck", "--url", api+"/healthz")
+	is.NoErr(err)
+	_, err = runCmd("healthcheck", "--url", api+"/nowhere")
+	is.True(err != nil)
+
 	cancel()
 	select {
 	case err := <-done:
