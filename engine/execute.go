@@ -63,10 +63,16 @@ func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, e
 		return res, nil, nil
 	}
 	res, perr := t.Perform(ctx, c.req)
-	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
+	te, ok := senders.AsTransportError(perr)
+	if perr != nil && !ok {
 		// The outcome is unknown: keep the action as sending and the
 		// lease; the next run after the lease asks the transport.
+		r.observer.TransportError(c.sender.Transport, OutcomeUnknown)
+		r.observer.Step(c.action.Action, OutcomeUnknown)
 		return res, nil, fmt.Errorf("transport: %w", perr)
+	}
+	if perr != nil {
+		r.observer.TransportError(c.sender.Transport, string(te.Kind))
 	}
 	return res, perr, nil
 }

@@ -168,6 +168,9 @@ func (r *Runner) drain(ctx context.Context, now time.Time) error {
 					return r.queue.done(ctx, row.ID)
 				})
 			}
+			if err == nil {
+				r.observer.Inbound(row.Source, ev.kind())
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -210,4 +213,15 @@ func (r *Runner) take(ctx context.Context, workspaceID string, ev Event, now tim
 		return err
 	}
 	return fmt.Errorf("an inbound event with nothing in it")
+}
+
+// kind names what an event holds, for the runner's Observer.
+func (ev Event) kind() string {
+	switch {
+	case ev.Report != nil:
+		return ev.Report.Kind
+	case ev.Booking != nil:
+		return "booking"
+	}
+	return "event"
 }

@@ -32,9 +32,10 @@ const ingestBatch = 64
 // so that each lead's reports keep their order.
 func (r *Runner) Ingest(ctx context.Context) error {
 	now := r.svc.clock.Now()
-	for _, t := range r.transports {
+	for name, t := range r.transports {
 		in, err := t.Inbound(ctx, now)
 		if err != nil {
+			r.observer.TransportError(name, "inbound")
 			return err
 		}
 		parts := make([][]senders.Inbound, max(1, r.IngestWorkers))
@@ -58,6 +59,9 @@ func (r *Runner) Ingest(ctx context.Context) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
+		for _, ev := range in {
+			r.observer.Inbound(name, ev.Kind)
+		}
 		if src, ok := t.(BookingSource); ok {
 			bs, err := src.Bookings(ctx, now)
 			if err != nil {
@@ -67,6 +71,7 @@ func (r *Runner) Ingest(ctx context.Context) error {
 				if err := r.svc.db.InTx(ctx, func(ctx context.Context) error { return r.take(ctx, "", Event{Booking: &bs[i]}, now) }); err != nil {
 					return err
 				}
+				r.observer.Inbound(name, "booking")
 			}
 		}
 	}
@@ -185,6 +190,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 			// Mail that is no answer to leadline and from no lead: left
 			// alone, and counted.
 			r.unmatched.Add(1)
+			r.observer.Unmatched()
 			r.logger.Debug("runner: inbound matches no lead", "sender_id", s.ID, "kind", in.Kind)
 			return nil
 		}

@@ -33,6 +33,7 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 	a := c.action
 	action := senders.Action(a.Action)
 	giveBack := func() error { return svc.senders.GiveBack(ctx, c.sender, action, a.CreatedAt) }
+	r.observer.Step(a.Action, stepOutcome(perr))
 	if errors.Is(perr, errNotPerformed) {
 		// Never sent: free the budget and the key, and run the step again.
 		if err := giveBack(); err != nil {
@@ -235,4 +236,16 @@ func (r *Runner) toThread(ctx context.Context, e *enrollments.Enrollment, c *cal
 	}
 	return r.svc.inbox.RecordSent(ctx, inbox.Outgoing{WorkspaceID: e.WorkspaceID, ClientID: client, Sender: c.sender, LeadID: e.LeadID,
 		SequenceID: e.SequenceID, EnrollmentID: e.ID, Subject: subject, Body: body, ProviderMessageID: res.ProviderMessageID, At: at})
+}
+
+// stepOutcome names an action's outcome for the runner's Observer.
+func stepOutcome(perr error) string {
+	if perr == nil {
+		return OutcomeSent
+	}
+	if errors.Is(perr, errNotPerformed) {
+		return OutcomeNotPerformed
+	}
+	te, _ := senders.AsTransportError(perr)
+	return failedOutcome(te.Kind)
 }

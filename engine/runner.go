@@ -57,6 +57,8 @@ type Runner struct {
 	queue *Queue
 	// unmatched counts inbound reports that matched no lead.
 	unmatched atomic.Int64
+	// observer hears steps, transport errors and inbound reports (Observe).
+	observer Observer
 	// housekeeping runs with the hourly checks (OnChecks).
 	housekeeping []func(ctx context.Context, now time.Time) error
 	transports   map[string]senders.Transport
@@ -219,7 +221,7 @@ func New(cfg Config) *Runner {
 	}
 	svc := &deps{db: cfg.DB, store: cfg.Enrollments.Store(), clock: cfg.Clock, enrollments: cfg.Enrollments, leads: cfg.Leads, catalog: cfg.Catalog,
 		sequences: cfg.Sequences, senders: cfg.Senders, tasks: cfg.Tasks, inbox: cfg.Inbox, bookings: cfg.Bookings, log: cfg.Log}
-	return &Runner{svc: svc, queue: cfg.Queue, transports: cfg.Transports, logger: logger, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
+	return &Runner{svc: svc, queue: cfg.Queue, transports: cfg.Transports, logger: logger, observer: nopObserver{}, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
 		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }

@@ -67,6 +67,9 @@ type Platform struct {
 	// Inbound is the durable queue that pushed events (scheduling
 	// providers' webhooks) wait in for a runner.
 	Inbound *engine.Queue
+	// Metrics is the platform's Prometheus registry, which its runners,
+	// webhook workers and the server report to.
+	Metrics *Metrics
 
 	transports map[string]senders.Transport
 }
@@ -93,6 +96,7 @@ func New(cfg Config) *Platform {
 	p.Inbox.StopWith(stopper{p.Enrollments})
 	p.Leads.FollowClient(p.Inbox)
 	p.Inbound = engine.NewQueue(d, clock)
+	p.Metrics = newMetrics(p)
 	if cfg.Transports != nil {
 		p.UseTransports(cfg.Transports)
 	}
@@ -115,6 +119,7 @@ func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
 	r := engine.New(engine.Config{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Enrollments: p.Enrollments, Leads: p.Leads,
 		Catalog: p.Workspaces, Sequences: p.Sequences, Senders: p.Senders, Tasks: p.Tasks, Inbox: p.Inbox, Bookings: p.Bookings,
 		Log: p.Log, Queue: p.Inbound, Transports: ts})
+	r.Observe(p.Metrics)
 	// A worker folds the reports' counter shards once a day.
 	r.OnChecks(p.Reports.Compact)
 	return r
@@ -124,7 +129,9 @@ func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
 // the platform's guarded client; tlsc (nil: the system's roots) is the
 // client's TLS configuration.
 func (p *Platform) WebhookWorker(tlsc *tls.Config) *webhooks.Worker {
-	return p.Webhooks.NewWorker(p.Webhooks.Guard().Client(tlsc), p.Logger)
+	w := p.Webhooks.NewWorker(p.Webhooks.Guard().Client(tlsc), p.Logger)
+	w.Observer = p.Metrics
+	return w
 }
 
 // stopper hands the enrollments area to the inbox as its inbox.Stopper:

@@ -248,6 +248,7 @@ func (s *Server) applyWindow(set func(name, value string), win rateWindow, ok bo
 	if ok {
 		return nil
 	}
+	s.rateLimited(string(win.Class))
 	wait := win.Reset.Sub(s.clock.Now()).Seconds()
 	set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait)))))
 	return apikit.RateLimited(win.Class, win.Limit)

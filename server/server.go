@@ -85,6 +85,8 @@ type Server struct {
 	secretKey secret.Key
 	// schemasPath is where huma serves each schema of the document.
 	schemasPath string
+	// metrics counts requests and refusals (metrics.go); nil: none.
+	metrics Metrics
 }
 
 // New builds the API on cfg.Platform, or on a platform on cfg.DB. The
@@ -124,11 +126,14 @@ func New(cfg Config) *Server {
 		secretKey:   cfg.SecretKey,
 		mux:         http.NewServeMux(),
 	}
+	if pl.Metrics != nil {
+		s.metrics = pl.Metrics
+	}
 
 	hc := huma.DefaultConfig("leadline", Version)
 	hc.CreateHooks = nil // no $schema links: bodies are exactly the documented shapes
 	hc.OpenAPIPath = "/v1/openapi"
-	hc.DocsPath = "/v1/docs"
+	hc.DocsPath = "" // served from the binary, with no CDN (docs.go)
 	hc.SchemasPath = "/v1/schemas"
 	s.schemasPath = hc.SchemasPath
 	hc.RejectUnknownQueryParameters = true
@@ -144,9 +149,10 @@ func New(cfg Config) *Server {
 	s.api = humago.New(s.mux, hc)
 	chainErrors()
 	documentErrorsAsEnvelope(s.api)
-	s.api.UseMiddleware(s.guard)
+	s.api.UseMiddleware(s.nameOperation, s.guard)
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.registerDocs(hc.OpenAPIPath)
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
 	s.mux.HandleFunc("GET /unsubscribe/{token}", s.unsubscribePage)
 	s.mux.HandleFunc("POST /unsubscribe/{token}", s.unsubscribe)
@@ -171,7 +177,7 @@ func (s *Server) API() huma.API { return s.api }
 // Handler is the whole HTTP API: mount it at the root of a server, or
 // in-process in a Go program.
 func (s *Server) Handler() http.Handler {
-	return s.withRequestLog(s.withEnvelopeFallback(s.mux))
+	return s.withMetrics(s.withRequestLog(s.withEnvelopeFallback(s.mux)))
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

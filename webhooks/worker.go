@@ -58,6 +58,16 @@ type Worker struct {
 	Lease time.Duration
 
 	nextPurge time.Time
+	// Observer hears each attempt's result (nil: nothing).
+	Observer Observer
+}
+
+// Observer hears what a webhook worker does, for metrics; the platform
+// gives it one (platform.Metrics). Its methods must be quick.
+type Observer interface {
+	// Attempt is one delivery attempt: ok when the endpoint answered 2xx;
+	// final when a failed delivery will not be tried again.
+	Attempt(ok, final bool)
 }
 
 // NewWorker returns a worker that sends with client (the guarded client of
@@ -211,7 +221,17 @@ func (w *Worker) send(ctx context.Context, batch []Delivery) error {
 		}()
 	}
 	wg.Wait()
-	return w.svc.db.InTx(ctx, func(ctx context.Context) error { return w.record(ctx, batch, hooks, results) })
+	err := w.svc.db.InTx(ctx, func(ctx context.Context) error { return w.record(ctx, batch, hooks, results) })
+	if err == nil && w.Observer != nil {
+		for i := range batch {
+			// record counted the attempt: a failure on the last attempt,
+			// or for a webhook switched off, is final.
+			h := hooks[batch[i].WebhookID]
+			final := results[i].err != "" && (batch[i].Status == Failed || h == nil || h.DeletedAt != nil || !h.Enabled)
+			w.Observer.Attempt(results[i].err == "", final)
+		}
+	}
+	return err
 }
 
 // attempt posts one delivery, signed with the webhook's secret.
@@ -336,4 +356,10 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 func (svc *Service) Purge(ctx context.Context) error {
 	_, err := svc.db.NewDelete().Model((*Delivery)(nil)).Where("created_at < ? AND status <> ?", svc.clock.Now().Add(-Retention), Pending).Exec(ctx)
 	return err
+}
+
+// QueueDepth is how many deliveries wait to be sent, on every replica.
+func (svc *Service) QueueDepth(ctx context.Context) (int, error) {
+	n, err := svc.db.NewSelect().Model((*Delivery)(nil)).Where("status = ?", Pending).Count(ctx)
+	return int(n), err
 }

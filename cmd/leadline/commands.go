@@ -64,6 +64,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cls := classifierFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (a local receiver during development; never in production)")
 	public := publicURLFlag(fs)
+	metricsAddr := metricsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -97,6 +98,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	metricsCtx, stopMetrics := context.WithCancel(ctx)
+	metricsDone, err := serveMetrics(metricsCtx, *metricsAddr, pl, stdout, logger)
+	if err != nil {
+		stopMetrics()
+		ln.Close()
+		return err
+	}
+	defer func() { stopMetrics(); metricsDone() }()
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	go sweep(ctx, srv, logger)

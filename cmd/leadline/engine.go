@@ -105,6 +105,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cls := classifierFlags(fs)
 	allowPrivate := fs.Bool("webhooks-allow-private", false, "let webhooks reach private and loopback addresses (development only)")
 	public := publicURLFlag(fs)
+	metricsAddr := metricsFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -130,6 +131,11 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
 	cls.apply(pl.Inbox)
 	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
+	metricsDone, err := serveMetrics(ctx, *metricsAddr, pl, stdout, logger)
+	if err != nil {
+		return err
+	}
+	defer metricsDone()
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
 	go pl.WebhookWorker(nil).Run(ctx, webhookTick)
 	go runMailReader(ctx, pl, logger)

@@ -23,8 +23,9 @@ const usage = `leadline — sales outreach API server
 Usage:
   leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…] [--runner=true] [--tick 5s]
                    [--workers 8] [--group 64] [--rate-read 600] [--rate-write 300] [--rate-spend 60]
-                   [--webhooks-allow-private] [--public-url URL]
+                   [--webhooks-allow-private] [--public-url URL] [--metrics-addr 127.0.0.1:9090]
   leadline migrate [--db …]
+  leadline backup  [--db ./leadline.db] --to FILE
   leadline apply   [--db …] -f setup.yaml
   leadline keys create [--db …] --workspace NAME --member EMAIL --role manager|member|client_viewer
                        [--client NAME]… [--expires YYYY-MM-DD|RFC3339] [--name LABEL] [--json]
@@ -32,11 +33,13 @@ Usage:
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
+                   [--metrics-addr ADDR]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]
   leadline secrets rotate [--db …] [--new-key BASE64]
+  leadline healthcheck [--url http://127.0.0.1:8080/healthz]
   leadline version
 
 Every command prints its own usage and flags with --help (or -h).
@@ -110,6 +113,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		return cmdWork(ctx, args[1:], stdout, stderr)
+	case "healthcheck":
+		return cmdHealthcheck(ctx, args[1:], stdout)
+	case "backup":
+		return cmdBackup(ctx, args[1:], stdout)
 	case "simulate":
 		return cmdSimulate(ctx, args[1:], stdout, stderr)
 	case "events":
