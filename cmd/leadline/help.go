@@ -32,6 +32,7 @@ var commandHelp = map[string]string{
 	"events export":   "Usage: leadline events export --workspace NAME [flags]\n\nWrites the workspace's activity log as NDJSON, oldest first.",
 	"reports rebuild": "Usage: leadline reports rebuild --workspace NAME [flags]\n\nRecomputes the workspace's report rollups from its activity log, in one transaction.",
 	"secrets rotate":  strings.TrimSuffix(secretsHelp, "\n"),
+	"import":          strings.TrimSuffix(importHelp, "\n"),
 }
 
 const keysHelp = `Usage: leadline keys create|list|revoke [flags]

@@ -31,6 +31,7 @@ Usage:
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
+  leadline import  FILE.csv [--db …] --workspace NAME [--client NAME] [--map column=field]… [--tag NAME]… [--dry-run]
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
@@ -108,6 +109,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdKeys(ctx, args[1:], stdout)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "import":
+		return cmdImport(ctx, args[1:], stdout, stderr)
 	case "work":
 		return cmdWork(ctx, args[1:], stdout, stderr)
 	case "simulate":
