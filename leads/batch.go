@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -219,12 +220,25 @@ var matchKeys = []matchKey{keyLinkedInID, keyProviderID, keyEmailWork, keyEmailP
 func (v *batchView) prefetch(ctx context.Context, p apikit.Principal, ins []LeadInput, tags []workspace.Named) error {
 	st := v.store
 	idb := v.real.db.IDB(ctx)
+	// In matching order: an input whose lead was found by one identity
+	// needs no read of another that the lead holds already (the rule reads
+	// only identities that would change); what is not read ahead, the
+	// store reads when the rule asks.
+	found := make([]*Lead, len(ins))
 	for _, k := range matchKeys {
 		var values []string
 		seen := map[string]bool{}
 		for i := range ins {
+			if k == keyPublicIdentifier && !slices.Contains(identityOf(&ins[i]), k) {
+				continue // not unique: read only when it is the identity
+			}
 			if val := ins[i].value(k); val != nil {
 				nv := st.norm(k, *val)
+				if l := found[i]; l != nil {
+					if have := leadValue(l, k); have != nil && st.norm(k, *have) == nv {
+						continue
+					}
+				}
 				if !seen[nv] && !st.looked[k][nv] {
 					seen[nv] = true
 					values = append(values, nv)
@@ -233,8 +247,8 @@ func (v *batchView) prefetch(ctx context.Context, p apikit.Principal, ins []Lead
 		}
 		for start := 0; start < len(values); start += 500 {
 			chunk := values[start:min(start+500, len(values))]
-			var found []Lead
-			q := idb.NewSelect().Model(&found).Where("l.workspace_id = ?", p.WorkspaceID)
+			var rows []Lead
+			q := idb.NewSelect().Model(&rows).Where("l.workspace_id = ?", p.WorkspaceID)
 			switch k {
 			case keyEmailWork, keyEmailPersonal:
 				q = q.Where("lower(l.?) IN (?) AND l.? IS NOT NULL", bun.Ident(string(k)), bun.In(chunk), bun.Ident(string(k)))
@@ -244,14 +258,24 @@ func (v *batchView) prefetch(ctx context.Context, p apikit.Principal, ins []Lead
 			if err := q.Scan(ctx); err != nil && !db.IsNoRows(err) {
 				return err
 			}
-			for i := range found {
-				if st.leads[found[i].ID] == nil {
-					st.add(&found[i])
+			for i := range rows {
+				if st.leads[rows[i].ID] == nil {
+					st.add(&rows[i])
 				}
 			}
 		}
 		for _, nv := range values {
 			st.markLooked(k, nv)
+		}
+		for i := range ins {
+			if found[i] != nil {
+				continue
+			}
+			if val := ins[i].value(k); val != nil {
+				if id, ok := st.index[k][st.norm(k, *val)]; ok {
+					found[i] = st.leads[id]
+				}
+			}
 		}
 	}
 
