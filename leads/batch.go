@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -196,7 +198,7 @@ type batchView struct {
 func newBatchView(s *Service) *batchView {
 	return &batchView{real: s,
 		store: &batchStore{Store: s.store, leads: map[string]*Lead{}, index: map[matchKey]map[string]string{},
-			looked: map[matchKey]map[string]bool{}, inserted: map[string]bool{}, updated: map[string]bool{},
+			looked: map[matchKey]map[string]bool{}, inserted: map[string]bool{}, updated: map[string]bool{}, changedCols: map[string][]string{},
 			suppressed: map[string]map[string]bool{}, suppLooked: map[string]map[string]bool{},
 			tagged: map[string]map[string]bool{}, tagsKnown: map[string]bool{}},
 		catalog: &batchCatalog{Catalog: s.catalog, lookups: map[string][]workspace.Named{}, blacklist: map[string]string{}},
@@ -365,9 +367,40 @@ func setNested[K comparable, V any](m map[K]map[string]V, k K, key string, v V) 
 	m[k][key] = v
 }
 
-// updatedColumns are the columns the update rule can change.
-var updatedColumns = []string{"client_id", "list_id", "stage_id", "email_work", "email_personal", "public_identifier",
-	"linkedin_id", "provider_id", "name", "company", "headline", "location", "source", "custom", "updated_at"}
+// columnValue is the value of one of the columns the update rule can
+// change (the text fields, custom and updated_at), as the bulk update
+// writes it.
+func columnValue(l *Lead, col string) (any, error) {
+	switch col {
+	case "custom":
+		b, err := json.Marshal(l.Custom)
+		return string(b), err
+	case "updated_at":
+		return l.UpdatedAt, nil
+	}
+	for _, f := range fields {
+		if f.name == col {
+			return *f.lead(l), nil
+		}
+	}
+	return nil, fmt.Errorf("leads: no column %s to update", col)
+}
+
+// changedColumns names the text fields and custom that differ between a
+// and b, in the fields' order.
+func changedColumns(a, b *Lead) []string {
+	var out []string
+	for _, f := range fields {
+		x, y := *f.lead(a), *f.lead(b)
+		if (x == nil) != (y == nil) || (x != nil && *x != *y) {
+			out = append(out, f.name)
+		}
+	}
+	if !reflect.DeepEqual(a.Custom, b.Custom) {
+		out = append(out, "custom")
+	}
+	return out
+}
 
 // flush writes what the batch's rule wrote: new leads, changed leads, new
 // tags, then the events (which the event log writes before the commit).
@@ -384,20 +417,41 @@ func (v *batchView) flush(ctx context.Context) error {
 			return err
 		}
 	}
+	// Leads are updated in groups by the columns that changed: SQLite
+	// rewrites every index on a column an UPDATE sets, changed or not.
 	types := map[string]string{"id": "uuid", "client_id": "uuid", "list_id": "uuid", "stage_id": "uuid", "custom": "jsonb", "updated_at": "timestamptz"}
-	for start := 0; start < len(st.updateOrder); start += chunk {
-		var rows [][]any
-		for _, id := range st.updateOrder[start:min(start+chunk, len(st.updateOrder))] {
-			l := st.leads[id]
-			custom, err := json.Marshal(l.Custom)
-			if err != nil {
+	groups := map[string][]string{}
+	var order []string
+	for _, id := range st.updateOrder {
+		key := strings.Join(st.changedCols[id], ",")
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], id)
+	}
+	for _, key := range order {
+		cols := []string{"updated_at"}
+		if key != "" {
+			cols = append(strings.Split(key, ","), "updated_at")
+		}
+		ids := groups[key]
+		for start := 0; start < len(ids); start += chunk {
+			var rows [][]any
+			for _, id := range ids[start:min(start+chunk, len(ids))] {
+				l := st.leads[id]
+				row := []any{l.ID}
+				for _, c := range cols {
+					val, err := columnValue(l, c)
+					if err != nil {
+						return err
+					}
+					row = append(row, val)
+				}
+				rows = append(rows, row)
+			}
+			if err := v.real.db.UpdateFromValues(ctx, "leads", cols, types, rows); err != nil {
 				return err
 			}
-			rows = append(rows, []any{l.ID, l.ClientID, l.ListID, l.StageID, l.EmailWork, l.EmailPersonal, l.PublicIdentifier,
-				l.LinkedInID, l.ProviderID, l.Name, l.Company, l.Headline, l.Location, l.Source, string(custom), l.UpdatedAt})
-		}
-		if err := v.real.db.UpdateFromValues(ctx, "leads", updatedColumns, types, rows); err != nil {
-			return err
 		}
 	}
 	for start := 0; start < len(st.newTags); start += chunk {
@@ -422,6 +476,7 @@ type batchStore struct {
 
 	inserted, updated        map[string]bool
 	insertOrder, updateOrder []string
+	changedCols              map[string][]string // per updated lead
 
 	suppressed, suppLooked map[string]map[string]bool // kind -> value
 	tagged                 map[string]map[string]bool // lead -> tag
@@ -451,6 +506,16 @@ func leadValue(l *Lead, k matchKey) *string {
 	default:
 		return l.PublicIdentifier
 	}
+}
+
+// columnOrder is where a column stands among the fields (custom last).
+func columnOrder(col string) int {
+	for i, f := range fields {
+		if f.name == col {
+			return i
+		}
+	}
+	return len(fields)
 }
 
 func copyLead(l *Lead) *Lead {
@@ -525,6 +590,16 @@ func (s *batchStore) Insert(_ context.Context, l *Lead) error {
 func (s *batchStore) Update(_ context.Context, l *Lead) error {
 	if old := s.leads[l.ID]; old != nil {
 		s.drop(old)
+		if !s.inserted[l.ID] {
+			cols := s.changedCols[l.ID]
+			for _, c := range changedColumns(old, l) {
+				if !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+			slices.SortFunc(cols, func(a, b string) int { return columnOrder(a) - columnOrder(b) })
+			s.changedCols[l.ID] = cols
+		}
 	}
 	s.add(copyLead(l))
 	// A lead inserted in this call is written once, as it ends.
