@@ -24,15 +24,22 @@ type bundle struct {
 
 func setup(t testing.TB, d *db.DB) bundle {
 	t.Helper()
+	b, _ := setupSpec(t, d, workspace.WorkspaceSpec{
+		Name: "acme", Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}}, Clients: []string{"Globex"},
+	})
+	return b
+}
+
+// setupSpec applies spec and returns a bundle acting as a manager of it.
+func setupSpec(t testing.TB, d *db.DB, spec workspace.WorkspaceSpec) (bundle, *workspace.Service) {
+	t.Helper()
 	ctx := context.Background()
 	clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	ws := workspace.NewService(d, clock)
-	if _, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
-		Name: "acme", Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}}, Clients: []string{"Globex"},
-	}}}); err != nil {
+	if _, err := ws.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{spec}}); err != nil {
 		t.Fatal(err)
 	}
-	_, secret, err := ws.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "o@acme.test", Role: apikit.RoleManager})
+	_, secret, err := ws.CreateKey(ctx, workspace.KeyInput{Workspace: spec.Name, MemberEmail: spec.Members[0].Email, Role: apikit.RoleManager})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +47,7 @@ func setup(t testing.TB, d *db.DB) bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bundle{svc: leads.NewService(d, clock, ws, events.NewLog(d, clock)), p: p, ctx: apikit.WithPrincipal(ctx, p)}
+	return bundle{svc: leads.NewService(d, clock, ws, events.NewLog(d, clock)), p: p, ctx: apikit.WithPrincipal(ctx, p)}, ws
 }
 
 func str(s string) *string { return &s }

@@ -2,6 +2,7 @@ package leads_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/leadline/leadline/internal/db"
@@ -58,5 +59,43 @@ func TestLookupsUseIndexes(t *testing.T) {
 			must(b.svc.Enrich(b.ctx, b.p, leads.EnrichInput{LeadIDs: ids[17:20]}))
 		})
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
+	})
+}
+
+// TestImportUsesIndexes explains what a CSV import's batches send, on both
+// engines: the read-ahead of the leads the rows can match (by every
+// identity), of their do-not-contact entries and tags, and the bulk update
+// of the leads that changed. None may scan the leads table or walk a whole
+// workspace.
+func TestImportUsesIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := importSetup(t, d)
+		var seed, file strings.Builder
+		seed.WriteString("linkedin id,provider id,email,personal email,linkedin url,company\n")
+		file.WriteString("linkedin id,provider id,email,personal email,linkedin url,company\n")
+		for i := 0; i < 40; i++ {
+			fmt.Fprintf(&seed, "li-%d,pr-%d,w%d@corp.test,p%d@home.test,linkedin.com/in/pub-%d,Corp\n", i, i, i, i, i)
+		}
+		for i := 20; i < 60; i++ {
+			fmt.Fprintf(&file, "li-%d,pr-%d,W%d@corp.test,p%d@home.test,linkedin.com/in/pub-%d,New Corp\n", i, i, i, i, i)
+		}
+		if _, err := b.svc.Import(b.ctx, b.p, strings.NewReader(seed.String()), leads.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rec := dbtest.Record(d)
+		var rep *leads.ImportReport
+		queries := rec.During(func() {
+			var err error
+			rep, err = b.svc.Import(b.ctx, b.p, strings.NewReader(file.String()), leads.ImportOptions{TagIDs: []string{b.ids["vip"]}, BatchSize: 25})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		if rep.Created != 20 || rep.Updated != 20 {
+			t.Fatalf("%+v", rep.Report)
+		}
+		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
+		dbtest.AssertNoScan(t, d, "lead_tags", "", queries)
+		dbtest.AssertNoScan(t, d, "suppressions", "", queries)
 	})
 }

@@ -19,23 +19,8 @@ const MaxTagsPerCall = 20
 // E_TOO_MANY for more than 20 ids and E_PAYLOAD_INVALID for none, a
 // repeated id or an unknown tag.
 func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, tagIDs []string) (*LeadDetail, error) {
-	if len(tagIDs) == 0 {
-		return nil, apikit.Invalid("No tag was sent.", "Send tag_id, or tag_ids with 1 to 20 tag ids from GET /v1/me.")
-	}
-	if len(tagIDs) > MaxTagsPerCall {
-		return nil, apikit.TooMany(fmt.Sprintf("tag_id and tag_ids name %d tags; one call names at most %d.", len(tagIDs), MaxTagsPerCall),
-			"Split the tags over several calls.")
-	}
-	seen := map[string]bool{}
-	for _, t := range tagIDs {
-		if !apikit.ValidID(t) {
-			return nil, apikit.Invalid(fmt.Sprintf("tag id %q is not an id (a lower-case uuid).", t), "Use tag ids listed by GET /v1/me.")
-		}
-		if seen[t] {
-			return nil, apikit.Invalid(fmt.Sprintf("tag %s is named twice; tag_id and tag_ids together name each tag once.", t),
-				"Send each tag id once.")
-		}
-		seen[t] = true
+	if err := checkTagIDs(tagIDs); err != nil {
+		return nil, err
 	}
 	var out *LeadDetail
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -43,35 +28,75 @@ func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, ta
 		if err != nil {
 			return err
 		}
-		known, err := s.catalog.Lookup(ctx, p.WorkspaceID, workspace.Tags, tagIDs)
+		known, err := s.knownTags(ctx, p, tagIDs)
 		if err != nil {
 			return err
 		}
-		if len(known) != len(tagIDs) {
-			for _, t := range tagIDs {
-				if !slices.ContainsFunc(known, func(n workspace.Named) bool { return n.ID == t }) {
-					return apikit.Invalid(fmt.Sprintf("tag %s is not one of this workspace's tags.", t), "Use tag ids listed by GET /v1/me.")
-				}
-			}
-		}
-		var evs []events.Event
-		now := s.clock.Now()
-		for _, t := range known {
-			added, err := s.store.AddTag(ctx, l.ID, t.ID, now)
-			if err != nil {
-				return err
-			}
-			if added {
-				evs = append(evs, leadEvent(l.ID, EventTagged, map[string]any{"tag_id": t.ID, "tag": t.Name}))
-			}
-		}
-		if err := s.emit(ctx, p.WorkspaceID, evs...); err != nil {
+		if _, err := s.tagLead(ctx, p.WorkspaceID, l.ID, known); err != nil {
 			return err
 		}
 		out, err = s.detail(ctx, l)
 		return err
 	})
 	return out, err
+}
+
+// checkTagIDs checks the form of the tag ids one call adds: 1 to 20 ids,
+// each once.
+func checkTagIDs(tagIDs []string) error {
+	if len(tagIDs) == 0 {
+		return apikit.Invalid("No tag was sent.", "Send tag_id, or tag_ids with 1 to 20 tag ids from GET /v1/me.")
+	}
+	if len(tagIDs) > MaxTagsPerCall {
+		return apikit.TooMany(fmt.Sprintf("tag_id and tag_ids name %d tags; one call names at most %d.", len(tagIDs), MaxTagsPerCall),
+			"Split the tags over several calls.")
+	}
+	seen := map[string]bool{}
+	for _, t := range tagIDs {
+		if !apikit.ValidID(t) {
+			return apikit.Invalid(fmt.Sprintf("tag id %q is not an id (a lower-case uuid).", t), "Use tag ids listed by GET /v1/me.")
+		}
+		if seen[t] {
+			return apikit.Invalid(fmt.Sprintf("tag %s is named twice; tag_id and tag_ids together name each tag once.", t),
+				"Send each tag id once.")
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+// knownTags returns the workspace's tags with tagIDs, or E_PAYLOAD_INVALID
+// naming one that is not the workspace's.
+func (s *Service) knownTags(ctx context.Context, p apikit.Principal, tagIDs []string) ([]workspace.Named, error) {
+	known, err := s.catalog.Lookup(ctx, p.WorkspaceID, workspace.Tags, tagIDs)
+	if err != nil {
+		return nil, err
+	}
+	if len(known) != len(tagIDs) {
+		for _, t := range tagIDs {
+			if !slices.ContainsFunc(known, func(n workspace.Named) bool { return n.ID == t }) {
+				return nil, apikit.Invalid(fmt.Sprintf("tag %s is not one of this workspace's tags.", t), "Use tag ids listed by GET /v1/me.")
+			}
+		}
+	}
+	return known, nil
+}
+
+// tagLead adds the tags to the lead, writing an event for each tag it did
+// not have yet, and returns how many it added.
+func (s *Service) tagLead(ctx context.Context, workspaceID, leadID string, known []workspace.Named) (int, error) {
+	var evs []events.Event
+	now := s.clock.Now()
+	for _, t := range known {
+		added, err := s.store.AddTag(ctx, leadID, t.ID, now)
+		if err != nil {
+			return 0, err
+		}
+		if added {
+			evs = append(evs, leadEvent(leadID, EventTagged, map[string]any{"tag_id": t.ID, "tag": t.Name}))
+		}
+	}
+	return len(evs), s.emit(ctx, workspaceID, evs...)
 }
 
 // RemoveTag removes a tag from the lead; a tag the lead does not have is no

@@ -170,13 +170,9 @@ func identityOf(in *LeadInput) []matchKey {
 // stage, E_FORBIDDEN for a client outside a scoped key's clients, and
 // E_CONFLICT when the input matches a lead the key may not see.
 func (s *Service) Upsert(ctx context.Context, p apikit.Principal, in LeadInput) (*Result, error) {
-	in, err := normalize(in)
+	in, err := prepare(in)
 	if err != nil {
 		return nil, err
-	}
-	if len(identityOf(&in)) == 0 {
-		return nil, apikit.Invalid("The lead has no identity to match it by.",
-			"Send at least one of linkedin_id, provider_id, email_work, email_personal, public_identifier or linkedin_url.")
 	}
 	if err := s.checkRefs(ctx, p, &in); err != nil {
 		return nil, err
@@ -186,8 +182,12 @@ func (s *Service) Upsert(ctx context.Context, p apikit.Principal, in LeadInput) 
 	var res *Result
 	for attempt := 0; ; attempt++ {
 		err = s.db.InTx(ctx, func(ctx context.Context) error {
-			var err error
-			res, err = s.upsertOnce(ctx, p, in)
+			u, err := s.upsertLead(ctx, p, in)
+			if err != nil {
+				return err
+			}
+			d, err := s.detail(ctx, u.lead)
+			res = &Result{Lead: d, Created: u.created, UnchangedFields: u.unchanged}
 			return err
 		})
 		if attempt == 0 && db.IsUniqueViolation(err) {
@@ -201,34 +201,54 @@ func (s *Service) Upsert(ctx context.Context, p apikit.Principal, in LeadInput) 
 	return res, nil
 }
 
-func (s *Service) upsertOnce(ctx context.Context, p apikit.Principal, in LeadInput) (*Result, error) {
+// prepare normalizes an input to create or update a lead by, and checks
+// that it names someone to match.
+func prepare(in LeadInput) (LeadInput, error) {
+	in, err := normalize(in)
+	if err != nil {
+		return in, err
+	}
+	if len(identityOf(&in)) == 0 {
+		return in, apikit.Invalid("The lead has no identity to match it by.",
+			"Send at least one of linkedin_id, provider_id, email_work, email_personal, public_identifier or linkedin_url.")
+	}
+	return in, nil
+}
+
+// upserted is what upsertLead did: the lead, whether it was created, and
+// for an update whether anything changed and which sent fields were kept.
+type upserted struct {
+	lead      *Lead
+	created   bool
+	changed   bool
+	unchanged []string
+}
+
+// upsertLead is the create-or-update rule for one prepared input whose
+// references were checked: Upsert runs it once per call, a Batch once per
+// row, on the same store interface.
+func (s *Service) upsertLead(ctx context.Context, p apikit.Principal, in LeadInput) (upserted, error) {
 	var match *Lead
 	for _, k := range identityOf(&in) {
 		l, err := s.store.FindBy(ctx, p.WorkspaceID, k, *in.value(k))
 		if db.IsNoRows(err) {
 			continue
 		} else if err != nil {
-			return nil, err
+			return upserted{}, err
 		}
 		match = l
 		break
 	}
 	if match == nil {
-		return s.create(ctx, p, in)
+		l, err := s.create(ctx, p, in)
+		return upserted{lead: l, created: true, unchanged: []string{}}, err
 	}
 	if !p.SeesClient(deref(match.ClientID)) {
-		return nil, apikit.Conflict("This lead already exists in the workspace, outside this key's clients.",
+		return upserted{}, apikit.Conflict("This lead already exists in the workspace, outside this key's clients.",
 			"Ask a workspace-wide key to assign the lead to your client; nothing was created or changed.")
 	}
-	unchanged, err := s.update(ctx, match, in)
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.detail(ctx, match)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Lead: d, UnchangedFields: unchanged}, nil
+	changed, unchanged, err := s.update(ctx, match, in)
+	return upserted{lead: match, changed: len(changed) > 0, unchanged: unchanged}, err
 }
 
 // Patch updates a lead by id with the same partial-update rules as Upsert.
@@ -247,7 +267,7 @@ func (s *Service) Patch(ctx context.Context, p apikit.Principal, id string, in L
 		if err := s.checkRefs(ctx, p, &in); err != nil {
 			return err
 		}
-		unchanged, err := s.update(ctx, l, in)
+		_, unchanged, err := s.update(ctx, l, in)
 		if err != nil {
 			return err
 		}
@@ -295,7 +315,7 @@ func (s *Service) checkRef(ctx context.Context, p apikit.Principal, kind workspa
 	return nil
 }
 
-func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) (*Result, error) {
+func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) (*Lead, error) {
 	if in.ClientID == nil && p.Scoped() {
 		if len(p.ClientIDs) > 1 {
 			return nil, apikit.Invalid("client_id is required: this key is scoped to several clients.",
@@ -341,11 +361,7 @@ func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) 
 	if err := s.emit(ctx, p.WorkspaceID, evs...); err != nil {
 		return nil, err
 	}
-	d, err := s.detail(ctx, l)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Lead: d, Created: true, UnchangedFields: []string{}}, nil
+	return l, nil
 }
 
 // doNotContactReason says which do-not-contact entry or blacklist entry a
@@ -389,12 +405,12 @@ func nonNil(vals ...*string) []string {
 }
 
 // update applies in to l under the partial-update rules, saves l when
-// anything changed, writes the events and returns the unchanged fields.
-func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, error) {
+// anything changed, writes the events and returns the changed and the
+// unchanged fields.
+func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) (changed, unchanged []string, err error) {
 	before := *l
 	before.Custom = maps.Clone(l.Custom)
-	var changed []string
-	unchanged := []string{}
+	unchanged = []string{}
 	for _, f := range fields {
 		v := *f.in(&in)
 		if v == nil {
@@ -410,7 +426,7 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, 
 			if f.unique != "" {
 				other, err := s.store.FindBy(ctx, l.WorkspaceID, f.unique, *v)
 				if err != nil && !db.IsNoRows(err) {
-					return nil, err
+					return nil, nil, err
 				}
 				if other != nil && other.ID != l.ID {
 					if f.fillOnly {
@@ -419,7 +435,7 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, 
 						unchanged = append(unchanged, f.name)
 						continue
 					}
-					return nil, apikit.Conflict(fmt.Sprintf("Another lead already has this %s.", f.name),
+					return nil, nil, apikit.Conflict(fmt.Sprintf("Another lead already has this %s.", f.name),
 						"Update that lead instead, or send a different value.")
 				}
 			}
@@ -444,20 +460,20 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, 
 	}
 	if customChanged {
 		if err := checkCustom(l.Custom); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		changed = append(changed, "custom")
 	}
 	if len(changed) == 0 {
-		return unchanged, nil
+		return nil, unchanged, nil
 	}
 	l.UpdatedAt = s.clock.Now()
 	if err := s.store.Update(ctx, l); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if slices.Contains(changed, "client_id") {
 		if err := s.clientChanged(ctx, l); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var evs []events.Event
@@ -471,5 +487,5 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) ([]string, 
 	if len(other) > 0 {
 		evs = append(evs, leadEvent(l.ID, EventUpdated, map[string]any{"fields": other}))
 	}
-	return unchanged, s.emit(ctx, l.WorkspaceID, evs...)
+	return changed, unchanged, s.emit(ctx, l.WorkspaceID, evs...)
 }

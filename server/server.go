@@ -167,6 +167,7 @@ func New(cfg Config) *Server {
 	s.registerTasks()
 	s.registerWebhooks()
 	s.registerReports()
+	s.registerImports()
 	s.finishSchemas()
 	return s
 }

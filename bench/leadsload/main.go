@@ -397,13 +397,21 @@ func call(c *http.Client, method, url, key string, body any) error {
 // the first page.
 const firstPageRounds = 5
 
+// median is the middle of xs, or 0 when nothing was measured (--n 0).
 func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
 }
 
+// pct is the p-th percentile of ds, or 0 when nothing was measured.
 func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]

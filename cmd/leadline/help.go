@@ -34,6 +34,7 @@ var commandHelp = map[string]string{
 	"secrets rotate":  strings.TrimSuffix(secretsHelp, "\n"),
 	"backup":          backupHelp,
 	"healthcheck":     healthcheckHelp,
+	"import":          strings.TrimSuffix(importHelp, "\n"),
 }
 
 const keysHelp = `Usage: leadline keys create|list|revoke [flags]

@@ -32,6 +32,7 @@ Usage:
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline demo    [--db …]
+  leadline import  FILE.csv [--db …] --workspace NAME [--client NAME] [--map column=field]… [--tag NAME]… [--dry-run]
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
                    [--metrics-addr ADDR]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
@@ -111,6 +112,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdKeys(ctx, args[1:], stdout)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "import":
+		return cmdImport(ctx, args[1:], stdout, stderr)
 	case "work":
 		return cmdWork(ctx, args[1:], stdout, stderr)
 	case "healthcheck":

@@ -60,8 +60,12 @@ func Timed(h http.Handler, key string, warmup, calls int, path func(i int) strin
 	return fmt.Sprintf("p50 %s, p95 %s", Pct(ds, 50), Pct(ds, 95))
 }
 
-// Pct is the p-th percentile of ds, rounded to 0.1 ms.
+// Pct is the p-th percentile of ds, rounded to 0.1 ms, or "n/a" when
+// nothing was measured.
 func Pct(ds []time.Duration, p int) string {
+	if len(ds) == 0 {
+		return "n/a"
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[max(0, len(s)*p/100-1)].Round(100 * time.Microsecond).String()

@@ -1,0 +1,155 @@
+package leads
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// ImportJob is a CSV import sent over HTTP, run in the background by the
+// process that took it.
+type ImportJob struct {
+	bun.BaseModel `bun:"table:imports,alias:im"`
+
+	ID          string            `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID string            `bun:"workspace_id" json:"-"`
+	ClientID    *string           `bun:"client_id" json:"-"`
+	KeyID       *string           `bun:"key_id" json:"-"`
+	Status      string            `bun:"status" json:"status" enum:"running,succeeded,failed" doc:"running until every row is read; failed when the import stopped (error says why)."`
+	DryRun      bool              `bun:"dry_run" json:"dry_run" doc:"A dry run writes nothing; its counts are those a real import would give."`
+	Rows        int               `bun:"rows" json:"rows" doc:"Rows read so far, not counting the header and blank rows."`
+	Created     int               `bun:"created" json:"created"`
+	Updated     int               `bun:"updated" json:"updated"`
+	Unchanged   int               `bun:"unchanged" json:"unchanged"`
+	Rejected    int               `bun:"rejected" json:"rejected"`
+	Errors      []RowError        `bun:"errors,type:jsonb" json:"errors" doc:"The first 100 rejected rows, with their line and reason."`
+	Columns     map[string]string `bun:"columns,type:jsonb" json:"columns" doc:"What each column of the header maps to; \"-\" when it is left out."`
+	Error       *string           `bun:"error" json:"error" doc:"Why a failed import stopped; null otherwise. Rows written before it stopped stay written."`
+	CreatedAt   time.Time         `bun:"created_at" json:"created_at"`
+	UpdatedAt   time.Time         `bun:"updated_at" json:"updated_at"`
+	FinishedAt  *time.Time        `bun:"finished_at" json:"finished_at"`
+}
+
+// Import job statuses.
+const (
+	ImportRunning   = "running"
+	ImportSucceeded = "succeeded"
+	ImportFailed    = "failed"
+)
+
+// importStale is how long a running job may go without writing its counts
+// before it counts as left by a process that stopped.
+const importStale = 2 * time.Minute
+
+const importInterrupted = "The server process running the import stopped before it ended; rows written before are kept. Send the file again: rows already imported come back unchanged."
+
+// StartImport checks the options and the file's header, records a running
+// job and imports the file in the background, with p's rights, on a
+// context that outlives the request. It returns the job as it starts.
+// Returns E_PAYLOAD_INVALID (or E_FORBIDDEN, E_TOO_MANY) as Import does
+// for a file or options it cannot use; nothing is recorded then.
+func (s *Service) StartImport(ctx context.Context, p apikit.Principal, body []byte, opt ImportOptions, logger *slog.Logger) (*ImportJob, error) {
+	im, b, err := s.startImport(ctx, p, bytes.NewReader(body), opt)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	job := &ImportJob{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, Status: ImportRunning, DryRun: opt.DryRun,
+		Errors: []RowError{}, Columns: im.mapping.columns, CreatedAt: now, UpdatedAt: now}
+	if opt.ClientID != "" {
+		job.ClientID = &opt.ClientID
+	}
+	if p.KeyID != "" {
+		job.KeyID = &p.KeyID
+	}
+	if _, err := s.db.NewInsert().Model(job).Exec(ctx); err != nil {
+		return nil, err
+	}
+	bg := apikit.WithPrincipal(context.WithoutCancel(ctx), p)
+	go func() {
+		opt.Progress = func(pr ImportProgress) {
+			if err := s.saveImport(bg, job.ID, ImportRunning, pr.Report, nil, nil); err != nil {
+				logger.Error("import progress", "import", job.ID, "err", err)
+			}
+		}
+		rep, err := s.runImport(bg, im, b, opt)
+		status, msg := ImportSucceeded, (*string)(nil)
+		if err != nil {
+			status = ImportFailed
+			m := "The import stopped: " + err.Error()
+			msg = &m
+			logger.Error("import failed", "import", job.ID, "err", err)
+		}
+		var r Report
+		var errs []RowError
+		if rep != nil {
+			r, errs = rep.Report, rep.Errors
+		}
+		if err := s.saveImport(bg, job.ID, status, r, errs, msg); err != nil {
+			logger.Error("import end", "import", job.ID, "err", err)
+		}
+	}()
+	return job, nil
+}
+
+// saveImport writes a job's counts, and when it ended its status, row
+// errors and error.
+func (s *Service) saveImport(ctx context.Context, id, status string, r Report, errs []RowError, msg *string) error {
+	now := s.clock.Now()
+	q := s.db.NewUpdate().Model((*ImportJob)(nil)).Where("id = ?", id).
+		Set("rows = ?, created = ?, updated = ?, unchanged = ?, rejected = ?, updated_at = ?", r.Rows, r.Created, r.Updated, r.Unchanged, r.Rejected, now)
+	if status != ImportRunning {
+		if errs == nil {
+			errs = []RowError{}
+		}
+		q = q.Set("status = ?, errors = ?, error = ?, finished_at = ?", status, errs, msg, now)
+	}
+	_, err := q.Exec(ctx)
+	return err
+}
+
+// ImportJob returns the import job with id. A running job that has not
+// written its counts for two minutes was left by a process that stopped:
+// it is marked failed. Returns E_NOT_FOUND if the job is not the
+// workspace's, or is of a client outside a scoped key's clients.
+func (s *Service) ImportJob(ctx context.Context, p apikit.Principal, id string) (*ImportJob, error) {
+	job, err := db.Visible(p, "Import", id, func() (*ImportJob, error) {
+		j := new(ImportJob)
+		err := s.db.NewSelect().Model(j).Where("im.workspace_id = ? AND im.id = ?", p.WorkspaceID, id).Scan(ctx)
+		return j, err
+	}, func(j *ImportJob) *string { return j.ClientID })
+	if err != nil {
+		return nil, err
+	}
+	if job.Status == ImportRunning && s.clock.Now().Sub(job.UpdatedAt) > importStale {
+		if err := s.FailInterruptedImports(ctx); err != nil {
+			return nil, err
+		}
+		return s.ImportJob(ctx, p, id)
+	}
+	if job.Errors == nil {
+		job.Errors = []RowError{}
+	}
+	return job, nil
+}
+
+// FailInterruptedImports marks failed the running jobs that have not
+// written their counts for two minutes: the process running them stopped.
+// The server calls it as it starts; reading such a job calls it too.
+func (s *Service) FailInterruptedImports(ctx context.Context) error {
+	now := s.clock.Now()
+	_, err := s.db.NewUpdate().Model((*ImportJob)(nil)).
+		Set("status = ?, error = ?, finished_at = ?", ImportFailed, importInterrupted, now).
+		Where("status = ? AND updated_at < ?", ImportRunning, now.Add(-importStale)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("fail interrupted imports: %w", err)
+	}
+	return nil
+}

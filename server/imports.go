@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/leads"
+)
+
+type importInput struct {
+	ClientID string   `query:"client_id" format:"uuid" doc:"Client of every imported lead (filled only when a lead has none)."`
+	TagIDs   []string `query:"tag_id,explode" maxItems:"20" doc:"Tag every lead a row creates or updates (repeat the parameter; at most 20)."`
+	Maps     []string `query:"map,explode" maxItems:"200" doc:"column=field, repeated: a lead field, first_name, last_name, custom.KEY, or - to leave the column out. Other columns map by their header (First Name, Email, LinkedIn URL, Company, Title, …) or are left out."`
+	DryRun   bool     `query:"dry_run" doc:"Write nothing; the job's counts are those a real import would give."`
+	RawBody  []byte   `contentType:"text/csv" doc:"A CSV file: UTF-8 with or without a byte order mark, comma, semicolon or tab separated (taken from the header line), with the column names on the first line."`
+}
+
+type importOutput struct {
+	Status int
+	Body   struct {
+		Data *leads.ImportJob `json:"data"`
+	}
+}
+
+type importIDInput struct {
+	ID string `path:"id" format:"uuid" doc:"Import id."`
+}
+
+func (s *Server) registerImports() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.leads.FailInterruptedImports(ctx); err != nil {
+		s.logger.Error("mark interrupted imports failed", "err", err)
+	}
+	tags := []string{"Leads"}
+	register(s, huma.Operation{
+		OperationID: "import-leads", Method: http.MethodPost, Path: "/v1/leads/import", Tags: tags,
+		Summary: "Import leads from a CSV file",
+		Description: "Takes a CSV file (`Content-Type: text/csv`, at most 2 MiB: split larger files, or use `leadline import`) " +
+			"and answers 202 with an import job to poll at GET /v1/imports/{id}. The server imports the file in the background " +
+			"with this key's rights: every row is created or updated with the rules of POST /v1/leads (matching order, fields " +
+			"filled only when empty, do-not-contact and blacklist), in transactions of 1,000 rows. A bad row is counted as rejected " +
+			"and reported with its line and reason; it changes nothing, and the other rows go on. The whole file counts once " +
+			"against the write class. A file or options that cannot be used (no header, no identity column, a bad map, an unknown " +
+			"tag or client) give 422 at once.",
+		MaxBodyBytes: maxBody,
+	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *importInput) (*importOutput, error) {
+		job, err := s.leads.StartImport(ctx, p, in.RawBody, leads.ImportOptions{ClientID: in.ClientID, TagIDs: in.TagIDs,
+			Map: in.Maps, DryRun: in.DryRun}, s.logger)
+		if err != nil {
+			return nil, err
+		}
+		out := &importOutput{Status: http.StatusAccepted}
+		out.Body.Data = job
+		return out, nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "get-import", Method: http.MethodGet, Path: "/v1/imports/{id}", Tags: tags,
+		Summary: "Get an import",
+		Description: "The import's status and counts so far: created, updated, unchanged and rejected rows, and the first 100 " +
+			"rejected rows with their line and reason. Poll until status is no longer running.",
+		Errors: []int{http.StatusNotFound},
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *importIDInput) (*importOutput, error) {
+		job, err := s.leads.ImportJob(ctx, p, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out := &importOutput{Status: http.StatusOK}
+		out.Body.Data = job
+		return out, nil
+	})
+}
