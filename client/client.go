@@ -133,6 +133,9 @@ type call struct {
 	// API key (the inbound webhooks).
 	raw    []byte
 	header http.Header
+	// file is sent as is, as contentType, with the API key (an import).
+	file        []byte
+	contentType string
 }
 
 // pathOf builds a path from a pattern with {name} placeholders and the
@@ -162,6 +165,8 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 	var payload []byte
 	if cl.raw != nil {
 		payload = cl.raw
+	} else if cl.file != nil {
+		payload = cl.file
 	} else if cl.body != nil {
 		var err error
 		if payload, err = json.Marshal(cl.body); err != nil {
@@ -192,7 +197,9 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 		}
 		if cl.raw == nil {
 			req.Header.Set("Authorization", "Bearer "+c.key)
-			if payload != nil {
+			if cl.file != nil {
+				req.Header.Set("Content-Type", cl.contentType)
+			} else if payload != nil {
 				req.Header.Set("Content-Type", "application/json")
 			}
 		}

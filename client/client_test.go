@@ -384,3 +384,27 @@ func TestServerErrorsRetryAndClientErrorsDoNot(t *testing.T) {
 	is.True(errors.Is(err, client.ErrInternal)) // the code the body names
 	is.Equal(f.tries, 1)
 }
+
+// TestImportThroughTheClient uploads a CSV file and polls its job.
+func TestImportThroughTheClient(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		env := apitest.Start(t, d, server.RateLimits{})
+		c := newClient(env, &fakeTime{env: env})
+		csv := "First Name;Last Name;Email;Company\nAnn;Lee;ann@example.test;Globex\nBo;Chen;not-an-email;Initech\n"
+		job, err := c.ImportLeads(ctx, []byte(csv), client.ImportParams{Maps: []string{"Company=company"}})
+		is.NoErr(err)
+		// The server imports in the background: poll the job (work, not a
+		// clock, is waited for).
+		deadline := time.Now().Add(20 * time.Second)
+		for job.Status == "running" && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			job, err = c.GetImport(ctx, job.ID)
+			is.NoErr(err)
+		}
+		is.True(job.Status != "running")
+		is.Equal(job.Created, 1)
+		is.Equal(job.Rejected, 1)
+	})
+}

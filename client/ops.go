@@ -627,3 +627,25 @@ func withJSON(h http.Header) http.Header {
 	}
 	return h
 }
+
+// ImportParams are the options of a CSV import.
+type ImportParams struct {
+	ClientID string   `query:"client_id"`
+	TagIDs   []string `query:"tag_id"`
+	Maps     []string `query:"map"`
+	DryRun   bool     `query:"dry_run"`
+}
+
+// ImportLeads uploads a CSV file (at most 2 MiB) to import in the
+// background; poll the job with GetImport until its status is no longer
+// running.
+func (c *Client) ImportLeads(ctx context.Context, csv []byte, p ImportParams) (*leads.ImportJob, error) {
+	var out data[*leads.ImportJob]
+	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/leads/import", query: queryOf(p), file: csv, contentType: "text/csv"}, &out)
+	return out.Data, err
+}
+
+// GetImport returns an import job: its status, counts and rejected rows.
+func (c *Client) GetImport(ctx context.Context, id string) (*leads.ImportJob, error) {
+	return get[*leads.ImportJob](ctx, c, pathOf("/v1/imports/{id}", id), nil)
+}

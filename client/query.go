@@ -48,6 +48,12 @@ func addQuery(q url.Values, v reflect.Value) {
 			q.Set(name, strconv.FormatBool(*x))
 		case int:
 			q.Set(name, strconv.Itoa(x))
+		case bool:
+			q.Set(name, strconv.FormatBool(x))
+		case []string:
+			for _, s := range x {
+				q.Add(name, s)
+			}
 		default:
 			q.Set(name, fv.String())
 		}
