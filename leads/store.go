@@ -19,6 +19,7 @@ type Store interface {
 	Update(ctx context.Context, l *Lead) error
 	ByID(ctx context.Context, workspaceID, id string) (*Lead, error)
 	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]Lead, error)
+	Names(ctx context.Context, workspaceID string, ids []string) (map[string]string, error)
 	FindBy(ctx context.Context, workspaceID string, key matchKey, value string) (*Lead, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Lead, int, error)
 	Tags(ctx context.Context, leadID string) ([]workspace.Named, error)

@@ -17,6 +17,7 @@ import (
 type Service struct {
 	db    *db.DB
 	clock apikit.Clock
+	areas Areas
 	zones *zones
 
 	// compacted is the last day Compact folded the days before: past
@@ -25,10 +26,11 @@ type Service struct {
 	compacted string
 }
 
-// NewService returns the reports on d. It counts every event log writes,
-// in the event's own transaction.
-func NewService(d *db.DB, clock apikit.Clock, log *events.Log) *Service {
-	svc := &Service{db: d, clock: clock, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
+// NewService returns the reports on d, which read the other areas
+// through areas. It counts every event log writes, in the event's own
+// transaction.
+func NewService(d *db.DB, clock apikit.Clock, log *events.Log, areas Areas) *Service {
+	svc := &Service{db: d, clock: clock, areas: areas, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
 	if log != nil {
 		log.WithInsert(svc.count)
 	}
@@ -44,7 +46,7 @@ var rollupTables = []string{"report_daily", "report_threads"}
 // writers (the runner, the server) while it runs: events committed during
 // a rebuild may be counted twice.
 func (svc *Service) Rebuild(ctx context.Context, workspaceID string) (int, error) {
-	loc, err := svc.zones.get(ctx, svc.db, workspaceID)
+	loc, err := svc.zones.get(ctx, svc.areas.Workspaces, workspaceID)
 	if err != nil {
 		return 0, err
 	}
@@ -68,7 +70,7 @@ func (svc *Service) Rebuild(ctx context.Context, workspaceID string) (int, error
 			if err := q.OrderExpr("created_at, id").Limit(rebuildPage).Scan(ctx); err != nil {
 				return err
 			}
-			t := newTally()
+			t := newTally(svc.areas.Enrollments)
 			for _, e := range page {
 				t.add(e, loc)
 			}

@@ -19,6 +19,7 @@ type Store interface {
 	ByName(ctx context.Context, workspaceID, name string) (*Sender, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error)
 	InWorkspace(ctx context.Context, workspaceID string) ([]Sender, error)
+	Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error)
 	Usage(ctx context.Context, senderID, fromDay, toDay string) ([]Usage, error)
 	Take(ctx context.Context, senderID, day, key string, limit int) (bool, error)
 	GiveBack(ctx context.Context, senderID, day, key string) error

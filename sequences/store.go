@@ -13,6 +13,7 @@ type Store interface {
 	ByID(ctx context.Context, workspaceID, id string) (*Sequence, error)
 	ByName(ctx context.Context, workspaceID, name string) (*Sequence, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sequence, int, error)
+	Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error)
 }
 
 // Filter narrows a list of sequences.

@@ -540,3 +540,9 @@ func (s *Service) IsMember(ctx context.Context, workspaceID, memberID string) (b
 	return s.db.IDB(ctx).NewSelect().Model((*Member)(nil)).
 		Where("workspace_id = ? AND id = ? AND active", workspaceID, memberID).Exists(ctx)
 }
+
+// Named returns the workspace's entries of kind, all of them when ids is
+// nil, else those among ids that exist, by name.
+func (s *Service) Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error) {
+	return s.store.Named(ctx, workspaceID, kind, ids)
+}
