@@ -33,3 +33,20 @@ func (b *BunStore) ContactedAt(ctx context.Context, ids []string) (map[string]ti
 func (svc *Service) ContactedAt(ctx context.Context, ids []string) (map[string]time.Time, error) {
 	return svc.store.ContactedAt(ctx, ids)
 }
+
+// Waiting returns how many of the sequence's active enrollments wait for
+// each of reasons; a reason none waits for is left out.
+func (b *BunStore) Waiting(ctx context.Context, sequenceID string, reasons []string) (map[string]int, error) {
+	var rows []struct {
+		WaitingFor string `bun:"waiting_for"`
+		N          int    `bun:"n"`
+	}
+	err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
+		Where("e.sequence_id = ? AND e.status = 'active' AND e.waiting_for IN (?)", sequenceID, bun.In(reasons)).
+		Group("waiting_for").Scan(ctx, &rows)
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.WaitingFor] = r.N
+	}
+	return out, err
+}

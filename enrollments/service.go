@@ -59,6 +59,7 @@ type Senders interface {
 	Every(ctx context.Context) ([]senders.Sender, error)
 	RecheckAll(ctx context.Context, ss []*senders.Sender) error
 	Once(ctx context.Context, s *senders.Sender, key string, t time.Time) (bool, error)
+	LeadInvitations(ctx context.Context, leadID string) ([]senders.Invitation, error)
 }
 
 // EventLog is what the enrollments area needs of the activity log.

@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/sequences"
 )
 
 // liveStatuses are the statuses that hold a lead.
@@ -374,7 +375,7 @@ func (b *BunStore) LastActionAt(ctx context.Context, sequenceIDs []string) (map[
 			ID   string     `bun:"id"`
 			Last *time.Time `bun:"last"`
 		}
-		err := b.idb(ctx).NewSelect().TableExpr("sequences AS q").Column("q.id").
+		err := b.idb(ctx).NewSelect().TableExpr(sequences.Rows("q")).Column("q.id").
 			ColumnExpr("(SELECT max(a.created_at) FROM actions AS a WHERE a.sequence_id = q.id) AS last").
 			Where("q.id IN (?)", bun.In(part)).Scan(ctx, &rows)
 		for _, r := range rows {

@@ -173,7 +173,7 @@ func (s *BunStore) FindBy(ctx context.Context, workspaceID string, key matchKey,
 func (s *BunStore) Tags(ctx context.Context, leadID string) ([]workspace.Named, error) {
 	var out []workspace.Named
 	err := s.idb(ctx).NewSelect().TableExpr("lead_tags AS lt").ColumnExpr("t.id, t.name").
-		Join("JOIN tags AS t ON t.id = lt.tag_id").Where("lt.lead_id = ?", leadID).Order("t.name").Scan(ctx, &out)
+		Join("JOIN "+workspace.NamedRows(workspace.Tags, "t")+" ON t.id = lt.tag_id").Where("lt.lead_id = ?", leadID).Order("t.name").Scan(ctx, &out)
 	if out == nil {
 		out = []workspace.Named{}
 	}
