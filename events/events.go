@@ -102,7 +102,9 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	now := l.clock.Now()
+	// The transaction's time: its events and the rows it writes with them
+	// carry one time.
+	now := db.Now(ctx, l.clock)
 	p, hasP := apikit.PrincipalFrom(ctx)
 	for i := range evs {
 		e := &evs[i]

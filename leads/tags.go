@@ -7,6 +7,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -55,7 +56,7 @@ func (s *Service) AddTags(ctx context.Context, p apikit.Principal, id string, ta
 			}
 		}
 		var evs []events.Event
-		now := s.clock.Now()
+		now := db.Now(ctx, s.clock)
 		for _, t := range known {
 			added, err := s.store.AddTag(ctx, l.ID, t.ID, now)
 			if err != nil {
@@ -143,7 +144,7 @@ func (s *Service) setRef(ctx context.Context, p apikit.Principal, id string, kin
 		if deref(*cur) != deref(ref) {
 			from := *cur
 			*cur = ref
-			l.UpdatedAt = s.clock.Now()
+			l.UpdatedAt = db.Now(ctx, s.clock)
 			if err := s.store.Update(ctx, l); err != nil {
 				return err
 			}
@@ -177,7 +178,7 @@ func (s *Service) setDoNotContact(ctx context.Context, p apikit.Principal, id st
 			return err
 		}
 		if l.DoNotContact != on {
-			now := s.clock.Now()
+			now := db.Now(ctx, s.clock)
 			l.DoNotContact, l.UpdatedAt = on, now
 			kind := EventUnsuppressed
 			if on {

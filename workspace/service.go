@@ -248,7 +248,7 @@ func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, err
 	var key *Key
 	var secret string
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		now := s.clock.Now()
+		now := db.Now(ctx, s.clock)
 		w, err := s.ByName(ctx, in.Workspace)
 		if err != nil {
 			return err
