@@ -26,6 +26,7 @@ import (
 var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 func TestRunnerSendsASequence(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -62,6 +63,7 @@ func TestRunnerSendsASequence(t *testing.T) {
 // to learn it, also in a sequence that is activated later; inside the
 // window they are due at once.
 func TestCommitOutsideWorkingHours(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -93,6 +95,7 @@ func TestCommitOutsideWorkingHours(t *testing.T) {
 }
 
 func TestCapsAndScheduleOverDays(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -122,6 +125,7 @@ func TestCapsAndScheduleOverDays(t *testing.T) {
 }
 
 func TestReplyStopAndAutoReplies(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -179,6 +183,7 @@ func (c crashing) Perform(ctx context.Context, req senders.Request) (senders.Res
 }
 
 func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -218,6 +223,7 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 }
 
 func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -254,6 +260,7 @@ func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
 }
 
 func TestWaitsAcrossDaylightSaving(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		// Friday 23 October 2026, 10:00 in Berlin (CEST); clocks go back on
@@ -288,6 +295,7 @@ func TestWaitsAcrossDaylightSaving(t *testing.T) {
 }
 
 func TestTwoRunnersOnePostgres(t *testing.T) {
+	t.Parallel()
 	if len(dbtest.Engines()) < 2 {
 		t.Skip(dbtest.EnvPostgres + " is not set")
 	}
@@ -332,6 +340,7 @@ func deref(s *string) string {
 }
 
 func TestInvitationNotesPerMonth(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -369,6 +378,7 @@ func TestInvitationNotesPerMonth(t *testing.T) {
 }
 
 func TestPausedSequencesHoldTheirEnrollments(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -399,6 +409,7 @@ func countKind(t *testing.T, d *db.DB, kind string) int {
 }
 
 func TestAlertsAndEnrichment(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -453,6 +464,7 @@ func TestAlertsAndEnrichment(t *testing.T) {
 }
 
 func TestWhyNotSending(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -511,6 +523,7 @@ func TestWhyNotSending(t *testing.T) {
 }
 
 func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -541,6 +554,7 @@ func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
 // its lease until a later run asks the transport about its key. Nothing is
 // performed twice.
 func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -587,6 +601,7 @@ func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
 // twice keeps both saves' columns, the later value winning, and those
 // whose changed columns match are written by one statement.
 func TestRunnerSavesWaitForTheCommit(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
