@@ -1,16 +1,13 @@
 package leads_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/fixture"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/leads/leadstest"
-	"github.com/leadline/leadline/workspace"
 )
 
 // TestBunStore runs the store contract on SQLite, and on Postgres when
@@ -20,19 +17,8 @@ func TestBunStore(t *testing.T) {
 	dbtest.Contract(t, func(t *testing.T, open func(t *testing.T) *db.DB) {
 		leadstest.TestStore(t, func(t *testing.T) (leads.Store, leadstest.Fixture) {
 			d := open(t)
-			ctx := context.Background()
-			ws := workspace.NewService(d, apikit.NewFakeClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)))
-			w, clients, _, err := ws.ApplyWorkspace(ctx, workspace.WorkspaceSpec{Name: "contract", Timezone: "UTC",
-				Members: []workspace.MemberSpec{{Email: "owner@contract.test", Role: apikit.RoleOwner}}, Clients: []string{"Globex"},
-				Tags: []string{"hot", "cold"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tags, err := ws.Named(ctx, w.ID, workspace.Tags, nil)
-			if err != nil || len(tags) != 2 {
-				t.Fatal(err, tags)
-			}
-			return leads.NewBunStore(d), leadstest.Fixture{WorkspaceID: w.ID, ClientID: clients["Globex"], TagIDs: [2]string{tags[0].ID, tags[1].ID}}
+			w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex"}, Tags: []string{"hot", "cold"}})
+			return leads.NewBunStore(d), leadstest.Fixture{WorkspaceID: w.WorkspaceID, ClientID: w.Clients["Globex"], TagIDs: [2]string{w.Tags[0].ID, w.Tags[1].ID}}
 		})
 	})
 }
