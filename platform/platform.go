@@ -128,7 +128,7 @@ func (p *Platform) WebhookWorker(tlsc *tls.Config) *webhooks.Worker {
 
 // ReportAreas are the areas the reports read, through their services.
 func (p *Platform) ReportAreas() reports.Areas {
-	return reports.Areas{Workspaces: p.Workspaces, Leads: p.Leads, Sequences: p.Sequences, Senders: p.Senders, Enrollments: p.Enrollments}
+	return reports.Areas{Workspaces: p.Workspaces, Leads: p.Leads, Sequences: p.Sequences, Senders: p.Senders, Enrollments: p.Enrollments, Events: p.Log}
 }
 
 // stopper hands the enrollments area to the inbox as its inbox.Stopper:

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/workspace"
@@ -20,6 +21,7 @@ type Areas struct {
 	Sequences   SequenceSource
 	Senders     SenderSource
 	Enrollments EnrollmentSource
+	Events      EventSource
 }
 
 // WorkspaceSource is what the reports read of the workspace area.
@@ -67,6 +69,15 @@ type SenderSource interface {
 	// Usage returns the sender's counters from fromDay to toDay (its local
 	// days, included); a day with no use has no row.
 	Usage(ctx context.Context, senderID, fromDay, toDay string) ([]senders.Usage, error)
+}
+
+// EventSource is what the reports read of the activity log: its pages,
+// for a rebuild.
+type EventSource interface {
+	// Page returns up to limit of the workspace's events of kinds, oldest
+	// first: from the first when afterID is "", else those after the
+	// event afterID written at since. Returns only the database's errors.
+	Page(ctx context.Context, workspaceID string, kinds []string, since time.Time, afterID string, limit int) ([]events.Event, error)
 }
 
 // EnrollmentSource is what the reports read of the enrollments area.

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
@@ -61,13 +59,8 @@ func (svc *Service) Rebuild(ctx context.Context, workspaceID string) (int, error
 		var after time.Time
 		afterID := ""
 		for {
-			var page []events.Event
-			q := idb.NewSelect().Model(&page).Where("workspace_id = ?", workspaceID).
-				Where("kind IN (?)", bun.In(countedKinds))
-			if afterID != "" {
-				q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", after, after, afterID)
-			}
-			if err := q.OrderExpr("created_at, id").Limit(rebuildPage).Scan(ctx); err != nil {
+			page, err := svc.areas.Events.Page(ctx, workspaceID, countedKinds, after, afterID, rebuildPage)
+			if err != nil {
 				return err
 			}
 			t := newTally(svc.areas.Enrollments)
