@@ -59,6 +59,9 @@ type Booking struct {
 
 // Leads is what bookings need of the leads area.
 type Leads interface {
+	// ByEmail returns the workspace's lead with email as its work or
+	// personal address (case-insensitive). Returns an error that
+	// db.IsNoRows recognises if no lead has it.
 	ByEmail(ctx context.Context, workspaceID, email string) (*leads.Lead, error)
 }
 
@@ -175,7 +178,7 @@ func (svc *Service) Book(ctx context.Context, b *Booking) (bool, error) {
 				b.SenderID = &sender
 			}
 		}
-		b.ID, b.CreatedAt = apikit.NewID(), svc.clock.Now()
+		b.ID, b.CreatedAt = apikit.NewID(), db.Now(ctx, svc.clock)
 		var err error
 		if added, err = db.InsertIfAbsent(ctx, svc.db.IDB(ctx), b, "workspace_id, provider, booking_id"); err != nil || !added {
 			return err

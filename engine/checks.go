@@ -11,7 +11,6 @@ import (
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
-	"github.com/uptrace/bun"
 )
 
 // Alert kinds the runner's checks write.
@@ -203,18 +202,9 @@ func (r *Runner) checkStall(ctx context.Context, q *sequences.Sequence, last, no
 	if now.Sub(since) < StallAfter {
 		return nil
 	}
-	var blocked []struct {
-		WaitingFor string `bun:"waiting_for"`
-		N          int    `bun:"n"`
-	}
-	if err := r.svc.db.IDB(ctx).NewSelect().Model((*enrollments.Enrollment)(nil)).Column("waiting_for").ColumnExpr("count(*) AS n").
-		Where("e.sequence_id = ? AND e.status = 'active' AND e.waiting_for IN (?)", q.ID, bun.In(stallCodes)).
-		Group("waiting_for").Scan(ctx, &blocked); err != nil || len(blocked) == 0 {
+	reasons, err := r.svc.store.Waiting(ctx, q.ID, stallCodes)
+	if err != nil || len(reasons) == 0 {
 		return err
-	}
-	reasons := map[string]int{}
-	for _, b := range blocked {
-		reasons[b.WaitingFor] = b.N
 	}
 	return r.svc.sequences.SetStalled(ctx, q, &now, map[string]any{"reasons": reasons, "last_action_at": since})
 }

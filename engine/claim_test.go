@@ -11,6 +11,7 @@ import (
 // LinkedIn one or their mailbox, go to the same worker, and the groups of
 // senders are spread over the workers by size, the largest first.
 func TestPartitionKeepsSendersTogether(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := func(id, sender, mailbox string) enrollments.Enrollment {
 		x := enrollments.Enrollment{ID: id}

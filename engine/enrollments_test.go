@@ -17,6 +17,7 @@ import (
 )
 
 func TestPreviewReasonsAndCommitRechecks(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -76,6 +77,7 @@ func TestPreviewReasonsAndCommitRechecks(t *testing.T) {
 }
 
 func TestAssignmentsSpreadByCapacityAndKeepTheSender(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -103,6 +105,7 @@ func TestAssignmentsSpreadByCapacityAndKeepTheSender(t *testing.T) {
 }
 
 func TestEnrollmentTransitions(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -133,6 +136,7 @@ func TestEnrollmentTransitions(t *testing.T) {
 }
 
 func TestChangedStepsKeepTheirPlaceOrFailAsRemoved(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()

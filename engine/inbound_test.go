@@ -21,6 +21,7 @@ import (
 // replica), once; one that fails stays queued with its error and is tried
 // again after its backoff, never lost.
 func TestPushedEventsAreDurable(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -84,6 +85,7 @@ func queued(t *testing.T, d *db.DB) int {
 // and the deletes and retries of its rows, read the queue through its
 // indexes, never by a scan.
 func TestInboundQueueUsesIndexes(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()

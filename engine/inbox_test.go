@@ -51,6 +51,7 @@ func (e *rig) count(kind, leadID string) int {
 }
 
 func TestRepliesLandInThreads(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -122,6 +123,7 @@ func TestRepliesLandInThreads(t *testing.T) {
 }
 
 func TestReplyStopsTheLeadInEverySequence(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -162,6 +164,7 @@ func TestReplyStopsTheLeadInEverySequence(t *testing.T) {
 }
 
 func TestOutOfOfficeWaitsForTheReturnDate(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, mailSequences)
@@ -201,6 +204,7 @@ func TestOutOfOfficeWaitsForTheReturnDate(t *testing.T) {
 // TestOneBatchKeepsEachLeadsOrder: a batch of reports writes its
 // reply-stops together, yet a later report of the same lead sees them.
 func TestOneBatchKeepsEachLeadsOrder(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, mailSequences)

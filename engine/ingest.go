@@ -321,5 +321,7 @@ func (r *Runner) sentBy(ctx context.Context, ev *events.Event, s *senders.Sender
 // Bookings is what the runner needs of bookings: the sandbox network books
 // meetings through the inbound path.
 type Bookings interface {
+	// Book records a booking once per provider and booking id, and
+	// reports whether it was new. Returns only the database's errors.
 	Book(ctx context.Context, b *bookings.Booking) (bool, error)
 }

@@ -22,7 +22,9 @@ import (
 // the runner, its checks and the engine's read routes send, on both
 // engines, and fails when one scans an engine table. The runner's queries
 // run in write transactions, and why-not-sending must stay fast at 100,000
-// enrollments.
+// enrollments. It does not run in parallel with the others: a group
+// transaction is held for at most 20 ms of wall time (Runner.GroupHold),
+// and on a busy machine its enrollments would not share one.
 func TestEngineQueriesUseIndexes(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		e := newEngine(t, d, "")

@@ -204,9 +204,16 @@ func (r *Runner) postpone(s *senders.Sender, a senders.Action, from time.Time) t
 // in their threads, and replies are taken in, read and stop enrollments
 // there.
 type Inbox interface {
+	// RecordSent puts a sent message into its thread, in the transaction
+	// ctx carries. Returns only the database's errors.
 	RecordSent(ctx context.Context, o inbox.Outgoing) error
+	// Receive takes a reply in, in the transaction ctx carries. Returns
+	// inbox.ErrUnknownLead for a lead the workspace does not have.
 	Receive(ctx context.Context, a inbox.Arrived) (*inbox.Received, error)
+	// Prefetch reads a batch's leads, threads and live enrollments into
+	// the transaction's memo. Returns only the database's errors.
 	Prefetch(ctx context.Context, workspaceID string, ss []*senders.Sender, leadIDs []string) error
+	// Forget drops what the transaction's memo holds of the lead.
 	Forget(ctx context.Context, leadID string)
 	// Earlier returns what s sent the lead before in the sequence's
 	// conversation (nothing when the conversation is another sequence's).

@@ -26,6 +26,7 @@ import (
 var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 func TestRunnerSendsASequence(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -62,6 +63,7 @@ func TestRunnerSendsASequence(t *testing.T) {
 // to learn it, also in a sequence that is activated later; inside the
 // window they are due at once.
 func TestCommitOutsideWorkingHours(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -93,6 +95,7 @@ func TestCommitOutsideWorkingHours(t *testing.T) {
 }
 
 func TestCapsAndScheduleOverDays(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -122,6 +125,7 @@ func TestCapsAndScheduleOverDays(t *testing.T) {
 }
 
 func TestReplyStopAndAutoReplies(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -179,6 +183,7 @@ func (c crashing) Perform(ctx context.Context, req senders.Request) (senders.Res
 }
 
 func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -294,6 +299,7 @@ func TestRecoveredLookupGetsTheOriginalRequest(t *testing.T) {
 }
 
 func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -330,6 +336,7 @@ func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
 }
 
 func TestWaitsAcrossDaylightSaving(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		// Friday 23 October 2026, 10:00 in Berlin (CEST); clocks go back on
@@ -364,6 +371,7 @@ func TestWaitsAcrossDaylightSaving(t *testing.T) {
 }
 
 func TestTwoRunnersOnePostgres(t *testing.T) {
+	t.Parallel()
 	if len(dbtest.Engines()) < 2 {
 		t.Skip(dbtest.EnvPostgres + " is not set")
 	}
@@ -408,6 +416,7 @@ func deref(s *string) string {
 }
 
 func TestInvitationNotesPerMonth(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -445,6 +454,7 @@ func TestInvitationNotesPerMonth(t *testing.T) {
 }
 
 func TestPausedSequencesHoldTheirEnrollments(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -475,6 +485,7 @@ func countKind(t *testing.T, d *db.DB, kind string) int {
 }
 
 func TestAlertsAndEnrichment(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -529,6 +540,7 @@ func TestAlertsAndEnrichment(t *testing.T) {
 }
 
 func TestWhyNotSending(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -587,6 +599,7 @@ func TestWhyNotSending(t *testing.T) {
 }
 
 func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -617,6 +630,7 @@ func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
 // its lease until a later run asks the transport about its key. Nothing is
 // performed twice.
 func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")
@@ -663,6 +677,7 @@ func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
 // twice keeps both saves' columns, the later value winning, and those
 // whose changed columns match are written by one statement.
 func TestRunnerSavesWaitForTheCommit(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")

@@ -40,5 +40,8 @@ func (r *Runner) task(ctx context.Context, e *enrollments.Enrollment, q *sequenc
 // Tasks is what the runner needs of the tasks area: a task step opens its
 // task.
 type Tasks interface {
+	// Open returns the task of t's visit of its step, creating it the
+	// first time, in the transaction ctx carries. Returns only the
+	// database's errors.
 	Open(ctx context.Context, t tasks.Task) (*tasks.Task, error)
 }

@@ -41,6 +41,7 @@ func (e *rig) why(seq string) (*enrollments.WhyNotSending, map[string]enrollment
 // activation, not for the working hours their commit once found; and on an
 // active sequence, a wait whose time has passed is due, not waiting.
 func TestWhyNotSendingNeverWaitsForThePast(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		e := newEngine(t, d, "")

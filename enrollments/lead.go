@@ -43,13 +43,8 @@ func (svc *Service) LeadSenderState(ctx context.Context, workspaceID, leadID str
 		Where("a.lead_id = ? AND a.status = 'sent'", leadID).Group("sender_id").Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	var invs []struct {
-		SenderID    string     `bun:"sender_id"`
-		AcceptedAt  *time.Time `bun:"accepted_at"`
-		WithdrawnAt *time.Time `bun:"withdrawn_at"`
-	}
-	if err := idb.NewSelect().Table("invitations").Column("sender_id", "accepted_at", "withdrawn_at").
-		Where("lead_id = ?", leadID).Scan(ctx, &invs); err != nil {
+	invs, err := svc.senders.LeadInvitations(ctx, leadID)
+	if err != nil {
 		return nil, err
 	}
 	out := []leads.SenderState{}

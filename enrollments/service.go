@@ -17,12 +17,22 @@ import (
 )
 
 // Leads is what the enrollments area needs of the leads area.
+//
+// Every method returns only the database's errors unless it says more.
 type Leads interface {
+	// ByIDs returns the workspace's leads among ids; an id the workspace
+	// does not have is left out, not an error.
 	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]leads.Lead, error)
+	// MarkReplied marks the leads replied, in the transaction ctx carries.
 	MarkReplied(ctx context.Context, workspaceID string, leadIDs ...string) error
+	// SetProfile stores what enrichment found of a lead's profile.
 	SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error
+	// SetEngine hands the lead view the enrollments' part of it.
 	SetEngine(e leads.Engine)
+	// QueuedEnrichment returns up to limit queued enrichment requests of
+	// the workspace, oldest first (none: an empty list).
 	QueuedEnrichment(ctx context.Context, workspaceID string, limit int) ([]leads.EnrichmentJob, error)
+	// FinishEnrichment marks a request done or refused.
 	FinishEnrichment(ctx context.Context, id, status string) error
 	// MatchInbound returns the workspace's lead an inbound message came
 	// from, by the provider's id of the person or the address; "" for none.
@@ -34,24 +44,49 @@ type Leads interface {
 
 // Catalog is what the enrollments area needs of the workspace area.
 type Catalog interface {
+	// BlacklistHits returns, for each of people in order, the blacklist
+	// entry it matches or "". Returns only the database's errors.
 	BlacklistHits(ctx context.Context, workspaceID string, people []workspace.Person) ([]string, error)
+	// WorkspaceByID returns the workspace with id. Returns an error that
+	// db.IsNoRows recognises if there is none.
 	WorkspaceByID(ctx context.Context, id string) (*workspace.Workspace, error)
+	// BlacklistSnapshot returns the workspace's blacklist, to check many
+	// leads against it in memory. Returns only the database's errors.
 	BlacklistSnapshot(ctx context.Context, workspaceID string) (*workspace.Blacklist, error)
 }
 
 // Sequences is what the enrollments area needs of the sequences area.
 type Sequences interface {
+	// Visible returns the sequence with id. Returns E_NOT_FOUND if it
+	// does not exist or is not visible to the principal.
 	Visible(ctx context.Context, p apikit.Principal, id string) (*sequences.Sequence, error)
+	// ByID returns the workspace's sequence with id. Returns an error
+	// that db.IsNoRows recognises if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string) (*sequences.Sequence, error)
+	// SendersOf returns q's senders in its rotation order; a sender that
+	// no longer exists is left out. Returns only the database's errors.
 	SendersOf(ctx context.Context, q *sequences.Sequence) ([]senders.Sender, error)
+	// Problems returns what keeps q from running well (none: empty).
+	// Returns only the database's errors.
 	Problems(ctx context.Context, q *sequences.Sequence) ([]sequences.Problem, error)
+	// OnStatusChange registers fn to run, in the changing transaction,
+	// when a sequence is activated or paused; an error from fn rolls the
+	// change back.
 	OnStatusChange(fn func(ctx context.Context, q *sequences.Sequence) error)
+	// Running returns every active sequence. Returns only the database's
+	// errors.
 	Running(ctx context.Context) ([]sequences.Sequence, error)
+	// SetStalled records that q stalled at (or recovered, for nil), with
+	// its event. Returns only the database's errors.
 	SetStalled(ctx context.Context, q *sequences.Sequence, at *time.Time, data map[string]any) error
 }
 
 // Senders is what the enrollments area needs of the senders area.
+//
+// Every method returns only the database's errors unless it says more.
 type Senders interface {
+	// ByID returns the workspace's sender with id. Returns an error that
+	// db.IsNoRows recognises if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string) (*senders.Sender, error)
 	Reserve(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) (*senders.Blocked, error)
 	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
@@ -63,11 +98,18 @@ type Senders interface {
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool) error
 	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (*time.Time, error)
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)
+	// Budgets returns the sender's budgets for its local today. Returns
+	// E_NOT_FOUND if the sender is not visible to the principal.
 	Budgets(ctx context.Context, p apikit.Principal, id string) (*senders.Budgets, error)
+	// Sender returns the sender with id in any workspace. Returns an
+	// error that db.IsNoRows recognises if there is none.
 	Sender(ctx context.Context, id string) (*senders.Sender, error)
 	Every(ctx context.Context) ([]senders.Sender, error)
 	RecheckAll(ctx context.Context, ss []*senders.Sender) error
 	Once(ctx context.Context, s *senders.Sender, key string, t time.Time) (bool, error)
+	// LeadInvitations returns the invitations sent to the lead (sender,
+	// acceptance and withdrawal), in no order.
+	LeadInvitations(ctx context.Context, leadID string) ([]senders.Invitation, error)
 }
 
 // EventLog is what the enrollments area needs of the activity log.
@@ -609,7 +651,7 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 		if err != nil {
 			return err
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		out = &CommitResult{EnrollmentIDs: []string{}, Excluded: pl.excluded, Warnings: pl.warnings}
 		es := make([]Enrollment, 0, len(pl.eligible))
 		evs := make([]events.Event, 0, len(pl.eligible))
@@ -734,7 +776,7 @@ func (svc *Service) transition(ctx context.Context, p apikit.Principal, id strin
 			return apikit.Conflict(fmt.Sprintf("The enrollment is %s; only an enrollment that is %s can be %s.", e.Status, joinStatuses(from), verb),
 				transitionRemedy(e.Status))
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		apply(e, now)
 		e.UpdatedAt = now
 		if err := svc.store.Save(ctx, e); err != nil {
@@ -828,7 +870,7 @@ func (svc *Service) Recover(ctx context.Context, p apikit.Principal, in RecoverI
 		for _, e := range live {
 			busy[e.LeadID] = true
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		var evs []events.Event
 		for i := range failed {
 			e := &failed[i]

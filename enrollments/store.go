@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/sequences"
 )
 
 // liveStatuses are the statuses that hold a lead.
@@ -30,6 +31,38 @@ type Filter struct {
 	Limit      int
 	Offset     int
 }
+
+// Store is the heart of the enrollments' persistence, what
+// enrollmentstest holds every store to: BunStore serves it on SQLite and
+// Postgres, and every method joins the transaction in ctx. The runner
+// and the views use more of BunStore.
+type Store interface {
+	// Insert inserts enrollments. A lead that already has a live
+	// enrollment in the workspace makes it fail with a unique violation.
+	Insert(ctx context.Context, es []Enrollment) error
+	// Save updates e: the columns that changed since it was read, or
+	// every column of one that was not read.
+	Save(ctx context.Context, e *Enrollment) error
+	// ByID returns the workspace's enrollment with id. Returns
+	// sql.ErrNoRows if the workspace has none.
+	ByID(ctx context.Context, workspaceID, id string) (*Enrollment, error)
+	// Live returns the live (active or paused) enrollments of the leads.
+	Live(ctx context.Context, workspaceID string, leadIDs []string) ([]Enrollment, error)
+	// ForLead returns the lead's enrollments, newest first.
+	ForLead(ctx context.Context, workspaceID, leadID string) ([]Enrollment, error)
+	// Claim leases up to limit enrollments due at now (active, not held,
+	// no lease running) until leaseUntil, the earliest due first, and
+	// returns their workspace, id and senders.
+	Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Enrollment, error)
+	// ContactedAt returns when each of the enrollments among ids first
+	// contacted its lead; one that has not is left out.
+	ContactedAt(ctx context.Context, ids []string) (map[string]time.Time, error)
+	// Waiting returns how many of the sequence's active enrollments wait
+	// for each of reasons; a reason none waits for is left out.
+	Waiting(ctx context.Context, sequenceID string, reasons []string) (map[string]int, error)
+}
+
+var _ Store = (*BunStore)(nil)
 
 // BunStore is the enrollments' store on bun, for both engines. Every
 // method joins the transaction in ctx.
@@ -374,7 +407,7 @@ func (b *BunStore) LastActionAt(ctx context.Context, sequenceIDs []string) (map[
 			ID   string     `bun:"id"`
 			Last *time.Time `bun:"last"`
 		}
-		err := b.idb(ctx).NewSelect().TableExpr("sequences AS q").Column("q.id").
+		err := b.idb(ctx).NewSelect().TableExpr(sequences.Rows("q")).Column("q.id").
 			ColumnExpr("(SELECT max(a.created_at) FROM actions AS a WHERE a.sequence_id = q.id) AS last").
 			Where("q.id IN (?)", bun.In(part)).Scan(ctx, &rows)
 		for _, r := range rows {

@@ -9,7 +9,12 @@ import (
 
 // Tasks is what the enrollments area needs of the tasks area.
 type Tasks interface {
+	// Open returns the task of t's visit of its step, creating it the
+	// first time, in the transaction ctx carries. Returns only the
+	// database's errors.
 	Open(ctx context.Context, t tasks.Task) (*tasks.Task, error)
+	// OnFinish registers fn to run, in the completing transaction, when a
+	// task is completed; an error from fn rolls the completion back.
 	OnFinish(fn func(ctx context.Context, t *tasks.Task) error)
 }
 

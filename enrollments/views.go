@@ -91,7 +91,7 @@ func (svc *Service) Stats(ctx context.Context, p apikit.Principal, id string) (*
 		return nil, err
 	}
 	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(*)").
-		Join("JOIN invitations AS i ON i.sender_id = a.sender_id AND i.lead_id = a.lead_id AND i.accepted_at IS NOT NULL").
+		Join(senders.JoinAcceptedInvitations("i", "a.sender_id", "a.lead_id")).
 		Where("a.sequence_id = ? AND a.action = 'invite' AND a.status = 'sent'", q.ID).Scan(ctx, &out.InvitesAccepted); err != nil {
 		return nil, err
 	}

@@ -102,7 +102,9 @@ func (l *Log) EmitMany(ctx context.Context, evs []Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	now := l.clock.Now()
+	// The transaction's time: its events and the rows it writes with them
+	// carry one time.
+	now := db.Now(ctx, l.clock)
 	p, hasP := apikit.PrincipalFrom(ctx)
 	for i := range evs {
 		e := &evs[i]
@@ -251,6 +253,28 @@ func (l *Log) ForLead(ctx context.Context, workspaceID, leadID string, limit, of
 	return evs, total, err
 }
 
+// Page returns up to limit of the workspace's events of kinds (of every
+// kind when kinds is nil), oldest first (by time, then id): from since
+// when afterID is "" (from the first when since is zero too), else those
+// after the event afterID, written at since. Export and the reports'
+// rebuild read the log in pages with it, through the workspace's events
+// by time. Returns only the database's errors.
+func (l *Log) Page(ctx context.Context, workspaceID string, kinds []string, since time.Time, afterID string, limit int) ([]Event, error) {
+	var page []Event
+	q := l.db.IDB(ctx).NewSelect().Model(&page).Where("workspace_id = ?", workspaceID)
+	if kinds != nil {
+		q = q.Where("kind IN (?)", bun.In(kinds))
+	}
+	switch {
+	case afterID != "":
+		q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", since, since, afterID)
+	case !since.IsZero():
+		q = q.Where("created_at >= ?", since)
+	}
+	err := q.OrderExpr("created_at, id").Limit(int64(limit)).Scan(ctx)
+	return page, err
+}
+
 // Exported is one event as `leadline events export` writes it.
 type Exported struct {
 	ID           string         `json:"id"`
@@ -271,14 +295,8 @@ func (l *Log) Export(ctx context.Context, workspaceID string, since time.Time, w
 	enc := json.NewEncoder(w)
 	after, afterID := since, ""
 	for {
-		var page []Event
-		q := l.db.IDB(ctx).NewSelect().Model(&page).Where("workspace_id = ?", workspaceID)
-		if afterID == "" {
-			q = q.Where("created_at >= ?", after)
-		} else {
-			q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", after, after, afterID)
-		}
-		if err := q.OrderExpr("created_at, id").Limit(1000).Scan(ctx); err != nil {
+		page, err := l.Page(ctx, workspaceID, nil, after, afterID, 1000)
+		if err != nil {
 			return err
 		}
 		for _, e := range page {

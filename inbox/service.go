@@ -18,20 +18,37 @@ import (
 
 // Senders is what the inbox needs of the senders area.
 type Senders interface {
+	// Sender returns the sender with id in any workspace. Returns an
+	// error that db.IsNoRows recognises if there is none.
 	Sender(ctx context.Context, id string) (*senders.Sender, error)
+	// Reserve takes one unit of a's budget for s at t in the transaction
+	// ctx carries: nil when the action may run, else what blocks it.
+	// Returns only the database's errors.
 	Reserve(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) (*senders.Blocked, error)
+	// GiveBack returns the unit Reserve took. Returns only the database's
+	// errors.
 	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
+	// Signal records what a transport said of s's account (its health).
+	// Returns only the database's errors.
 	Signal(ctx context.Context, s *senders.Sender, signal, message string) error
 }
 
 // Leads is what the inbox needs of the leads area.
 type Leads interface {
+	// ByIDs returns the workspace's leads among ids; an id the workspace
+	// does not have is left out, not an error.
 	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]leads.Lead, error)
 }
 
 // Catalog is what the inbox needs of the workspace area.
+//
+// Both methods return only the database's errors.
 type Catalog interface {
+	// BlacklistHits returns, for each of people in order, the blacklist
+	// entry it matches or "".
 	BlacklistHits(ctx context.Context, workspaceID string, people []workspace.Person) ([]string, error)
+	// IsMember reports whether memberID is an active member of the
+	// workspace (false for an id that is not a valid id).
 	IsMember(ctx context.Context, workspaceID, memberID string) (bool, error)
 }
 

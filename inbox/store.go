@@ -17,6 +17,9 @@ type Store interface {
 	// it (from t) when there is none; inside a transaction on Postgres
 	// the row stays locked until commit.
 	Conversation(ctx context.Context, t *Thread) (*Thread, error)
+	// ByID returns the workspace's thread with id, locked until commit
+	// when lock is set (on Postgres, in a transaction). Returns
+	// sql.ErrNoRows (db.IsNoRows) if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string, lock bool) (*Thread, error)
 	Prefetch(ctx context.Context, workspaceID string, pairs [][2]string, channel map[string]string) error
 	SaveThread(ctx context.Context, t *Thread) error

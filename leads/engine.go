@@ -65,7 +65,7 @@ func (s *Service) MarkReplied(ctx context.Context, workspaceID string, leadIDs .
 // provider's view in a sequence), and keeps the provider's id of the person
 // it names.
 func (s *Service) SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error {
-	now := s.clock.Now()
+	now := db.Now(ctx, s.clock)
 	q := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("profile = ?", profile).Set("enriched_at = ?", now).
 		Set("updated_at = ?", now).Where("workspace_id = ? AND id = ?", workspaceID, leadID)
 	if pid, _ := profile["provider_id"].(string); pid != "" && len(pid) <= 200 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 )
 
 // Enrichment limits.
@@ -57,7 +58,7 @@ func (s *Service) Enrich(ctx context.Context, p apikit.Principal, in EnrichInput
 		if err != nil {
 			return err
 		}
-		now := s.clock.Now()
+		now := db.Now(ctx, s.clock)
 		var evs []events.Event
 		for _, l := range found {
 			switch {

@@ -12,20 +12,31 @@ import (
 
 // Catalog is what the leads area needs of the workspace area.
 type Catalog interface {
+	// Lookup returns the entries of kind among ids that exist in the
+	// workspace; an unknown id is left out, not an error.
 	Lookup(ctx context.Context, workspaceID string, kind workspace.Kind, ids []string) ([]workspace.Named, error)
+	// BlacklistHit returns the first blacklist entry the company, emails
+	// or LinkedIn ids match, or "". Returns only the database's errors.
 	BlacklistHit(ctx context.Context, workspaceID, company string, emails, linkedin []string) (string, error)
 }
 
 // EventLog is what the leads area needs of the activity log.
 type EventLog interface {
 	events.Emitter
+	// ForLead returns one page of the lead's events, newest first, and
+	// their total. Returns only the database's errors.
 	ForLead(ctx context.Context, workspaceID, leadID string, limit, offset int) ([]events.Event, int, error)
 }
 
 // Engine is what the lead view needs of the engine: the lead's
 // enrollments and what each sender knows of the lead.
+//
+// Every method returns only the database's errors.
 type Engine interface {
+	// LeadEnrollments returns the lead's enrollments, newest first.
 	LeadEnrollments(ctx context.Context, workspaceID, leadID string) ([]EnrollmentRef, error)
+	// LeadSenderState returns, per sender that contacted the lead, the
+	// connection and the last contact.
 	LeadSenderState(ctx context.Context, workspaceID, leadID string) ([]SenderState, error)
 	// LeadsStopped stops the live enrollments of leads that just became
 	// do-not-contact, in the same transaction.

@@ -17,8 +17,14 @@ import (
 type Store interface {
 	Insert(ctx context.Context, l *Lead) error
 	Update(ctx context.Context, l *Lead) error
+	// ByID returns the workspace's lead with id. Returns sql.ErrNoRows if
+	// the workspace has none (db.IsNoRows).
 	ByID(ctx context.Context, workspaceID, id string) (*Lead, error)
+	// ByIDs returns the workspace's leads among ids, unknown ids left out.
 	ByIDs(ctx context.Context, workspaceID string, ids []string) ([]Lead, error)
+	Names(ctx context.Context, workspaceID string, ids []string) (map[string]string, error)
+	// FindBy returns the workspace's lead whose key field holds value
+	// (emails case-insensitively). Returns sql.ErrNoRows if none does.
 	FindBy(ctx context.Context, workspaceID string, key matchKey, value string) (*Lead, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Lead, int, error)
 	Tags(ctx context.Context, leadID string) ([]workspace.Named, error)
@@ -172,7 +178,7 @@ func (s *BunStore) FindBy(ctx context.Context, workspaceID string, key matchKey,
 func (s *BunStore) Tags(ctx context.Context, leadID string) ([]workspace.Named, error) {
 	var out []workspace.Named
 	err := s.idb(ctx).NewSelect().TableExpr("lead_tags AS lt").ColumnExpr("t.id, t.name").
-		Join("JOIN tags AS t ON t.id = lt.tag_id").Where("lt.lead_id = ?", leadID).Order("t.name").Scan(ctx, &out)
+		Join("JOIN "+workspace.NamedRows(workspace.Tags, "t")+" ON t.id = lt.tag_id").Where("lt.lead_id = ?", leadID).Order("t.name").Scan(ctx, &out)
 	if out == nil {
 		out = []workspace.Named{}
 	}

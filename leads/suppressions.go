@@ -8,6 +8,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 )
 
 // MaxSuppressionEntries is how many entries one suppressions call takes.
@@ -74,7 +75,7 @@ func (s *Service) AddSuppressions(ctx context.Context, p apikit.Principal, in Su
 		if _, err := s.leadsByIDs(ctx, p, groups[3].values); err != nil {
 			return err
 		}
-		now := s.clock.Now()
+		now := db.Now(ctx, s.clock)
 		var evs []events.Event
 		for _, g := range groups {
 			for _, v := range g.values {

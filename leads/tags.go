@@ -7,6 +7,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -86,7 +87,7 @@ func (s *Service) knownTags(ctx context.Context, p apikit.Principal, tagIDs []st
 // not have yet, and returns how many it added.
 func (s *Service) tagLead(ctx context.Context, workspaceID, leadID string, known []workspace.Named) (int, error) {
 	var evs []events.Event
-	now := s.clock.Now()
+	now := db.Now(ctx, s.clock)
 	for _, t := range known {
 		added, err := s.store.AddTag(ctx, leadID, t.ID, now)
 		if err != nil {
@@ -168,7 +169,7 @@ func (s *Service) setRef(ctx context.Context, p apikit.Principal, id string, kin
 		if deref(*cur) != deref(ref) {
 			from := *cur
 			*cur = ref
-			l.UpdatedAt = s.clock.Now()
+			l.UpdatedAt = db.Now(ctx, s.clock)
 			if err := s.store.Update(ctx, l); err != nil {
 				return err
 			}
@@ -217,7 +218,7 @@ func (s *Service) markDoNotContact(ctx context.Context, l *Lead, on bool, reason
 	if l.DoNotContact == on {
 		return nil
 	}
-	now := s.clock.Now()
+	now := db.Now(ctx, s.clock)
 	l.DoNotContact, l.UpdatedAt = on, now
 	kind := EventUnsuppressed
 	if on {

@@ -323,7 +323,7 @@ func (s *Service) create(ctx context.Context, p apikit.Principal, in LeadInput) 
 		}
 		in.ClientID = &p.ClientIDs[0]
 	}
-	now := s.clock.Now()
+	now := db.Now(ctx, s.clock)
 	l := &Lead{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, Custom: map[string]any{}, CreatedAt: now, UpdatedAt: now}
 	var sent []string
 	for _, f := range fields {

@@ -85,7 +85,6 @@ func New(cfg Config) *Platform {
 	d, clock := cfg.DB, cfg.Clock
 	p := &Platform{DB: d, Clock: clock, SecretKey: cfg.SecretKey, Logger: cfg.Logger, Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
 	p.Webhooks = webhooks.NewService(d, clock, p.Log, cfg.Webhooks, cfg.SecretKey)
-	p.Reports = reports.NewService(d, clock, p.Log)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
@@ -93,6 +92,7 @@ func New(cfg Config) *Platform {
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Inbox, p.Log, cfg.SecretKey)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
+	p.Reports = reports.NewService(d, clock, p.Log, p.ReportAreas())
 	p.Inbox.StopWith(stopper{p.Enrollments})
 	p.Leads.FollowClient(p.Inbox)
 	p.Inbound = engine.NewQueue(d, clock)
@@ -132,6 +132,11 @@ func (p *Platform) WebhookWorker(tlsc *tls.Config) *webhooks.Worker {
 	w := p.Webhooks.NewWorker(p.Webhooks.Guard().Client(tlsc), p.Logger)
 	w.Observer = p.Metrics
 	return w
+}
+
+// ReportAreas are the areas the reports read, through their services.
+func (p *Platform) ReportAreas() reports.Areas {
+	return reports.Areas{Workspaces: p.Workspaces, Leads: p.Leads, Sequences: p.Sequences, Senders: p.Senders, Enrollments: p.Enrollments, Events: p.Log}
 }
 
 // stopper hands the enrollments area to the inbox as its inbox.Stopper:

@@ -40,7 +40,7 @@ func BenchmarkWritePath(b *testing.B) {
 			log := events.NewLog(d, clock)
 			webhooks.NewService(d, clock, log, webhooks.Guard{}, secret.Key{})
 			if name == "rollups" {
-				reports.NewService(d, clock, log)
+				reports.NewService(d, clock, log, areas(d, clock))
 			}
 			logs[name] = log
 		}

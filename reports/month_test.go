@@ -39,7 +39,7 @@ func TestSimulatedMonth(t *testing.T) {
 		loc, err := time.LoadLocation(w.Timezone)
 		is.NoErr(err)
 		clock := apikit.NewFakeClock(time.Date(2026, 4, 1, 10, 0, 0, 0, loc))
-		svc := reports.NewService(d, clock, nil)
+		svc := reports.NewService(d, clock, nil, areas(d, clock))
 
 		// Rebuilt rollups are the live ones.
 		live := snapshot(t, d, w.ID)

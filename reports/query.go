@@ -12,6 +12,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/workspace"
 )
 
 // MaxDays is the longest period a report covers.
@@ -74,10 +77,11 @@ type scope struct {
 // filter outside a scoped key's clients is 403; a sequence, sender or
 // client that does not exist or that the key may not see is 404.
 func (svc *Service) resolve(ctx context.Context, p apikit.Principal, prm Params) (*scope, error) {
-	var tz string
-	if err := svc.db.IDB(ctx).NewSelect().Table("workspaces").Column("timezone").Where("id = ?", p.WorkspaceID).Scan(ctx, &tz); err != nil {
+	w, err := svc.areas.Workspaces.WorkspaceByID(ctx, p.WorkspaceID)
+	if err != nil {
 		return nil, err
 	}
+	tz := w.Timezone
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
 		return nil, err
@@ -117,13 +121,12 @@ func (svc *Service) resolve(ctx context.Context, p apikit.Principal, prm Params)
 	if err := apikit.CheckClientFilter(p, prm.ClientID); err != nil {
 		return nil, err
 	}
-	idb := svc.db.IDB(ctx)
 	if prm.ClientID != "" {
-		n, err := idb.NewSelect().Table("clients").Where("workspace_id = ? AND id = ?", p.WorkspaceID, prm.ClientID).Count(ctx)
+		found, err := svc.areas.Workspaces.Named(ctx, p.WorkspaceID, workspace.Clients, []string{prm.ClientID})
 		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
+		if len(found) == 0 {
 			return nil, apikit.NotFound("Client")
 		}
 		sc.clients = []string{prm.ClientID}
@@ -131,13 +134,13 @@ func (svc *Service) resolve(ctx context.Context, p apikit.Principal, prm Params)
 		sc.clients = p.ClientIDs
 	}
 	if prm.SequenceID != "" {
-		if _, err := svc.visibleSubject(ctx, p, "sequences", "Sequence", prm.SequenceID); err != nil {
+		if _, err := svc.visibleSequence(ctx, p, prm.SequenceID); err != nil {
 			return nil, err
 		}
 		sc.sequence = prm.SequenceID
 	}
 	if prm.SenderID != "" {
-		if _, err := svc.visibleSubject(ctx, p, "senders", "Sender", prm.SenderID); err != nil {
+		if _, err := svc.visibleSender(ctx, p, prm.SenderID); err != nil {
 			return nil, err
 		}
 		sc.senders = []string{prm.SenderID}
@@ -146,10 +149,15 @@ func (svc *Service) resolve(ctx context.Context, p apikit.Principal, prm Params)
 		if prm.Channel != "linkedin" && prm.Channel != "email" {
 			return nil, apikit.Invalid("channel must be linkedin or email.", "Send channel=linkedin or channel=email, or leave it out.")
 		}
-		var ids []string
-		if err := idb.NewSelect().Table("senders").Column("id").Where("workspace_id = ? AND channel = ?", p.WorkspaceID, prm.Channel).
-			Scan(ctx, &ids); err != nil {
+		refs, err := svc.areas.Senders.Refs(ctx, p.WorkspaceID, nil)
+		if err != nil {
 			return nil, err
+		}
+		var ids []string // nil when no sender has the channel: then no sender filter, as before
+		for _, r := range refs {
+			if string(r.Channel) == prm.Channel {
+				ids = append(ids, r.ID)
+			}
 		}
 		if sc.senders != nil {
 			ids = slices.DeleteFunc(ids, func(id string) bool { return !slices.Contains(sc.senders, id) })
@@ -160,21 +168,24 @@ func (svc *Service) resolve(ctx context.Context, p apikit.Principal, prm Params)
 	return sc, nil
 }
 
-// visibleSubject returns the client of the sequence or sender id, if p may
-// see it. Returns E_NOT_FOUND otherwise.
-func (svc *Service) visibleSubject(ctx context.Context, p apikit.Principal, table, what, id string) (string, error) {
-	if !apikit.ValidID(id) {
-		return "", apikit.NotFound(what)
+// visibleSequence returns the sequence id if p may see it. Returns
+// E_NOT_FOUND otherwise.
+func (svc *Service) visibleSequence(ctx context.Context, p apikit.Principal, id string) (*sequences.Sequence, error) {
+	q, err := svc.areas.Sequences.Visible(ctx, p, id)
+	if apikit.ErrorCode(err) == apikit.ENotFound {
+		return nil, apikit.NotFound("Sequence")
 	}
-	var client []*string
-	if err := svc.db.IDB(ctx).NewSelect().Table(table).Column("client_id").Where("workspace_id = ? AND id = ?", p.WorkspaceID, id).
-		Scan(ctx, &client); err != nil {
-		return "", err
+	return q, err
+}
+
+// visibleSender returns the sender id if p may see it. Returns
+// E_NOT_FOUND otherwise.
+func (svc *Service) visibleSender(ctx context.Context, p apikit.Principal, id string) (*senders.Sender, error) {
+	s, err := svc.areas.Senders.Visible(ctx, p, id)
+	if apikit.ErrorCode(err) == apikit.ENotFound {
+		return nil, apikit.NotFound("Sender")
 	}
-	if len(client) == 0 || !p.SeesClient(apikit.Deref(client[0])) {
-		return "", apikit.NotFound(what)
-	}
-	return apikit.Deref(client[0]), nil
+	return s, err
 }
 
 // filter narrows a query on a rollup table to the scope.
@@ -388,23 +399,6 @@ func groupBy(group, rest string) string {
 	return group + ", " + rest
 }
 
-// senderCost is what costs reads of a sender.
-type senderCost struct {
-	ID          string    `bun:"id"`
-	Name        string    `bun:"name"`
-	ClientID    *string   `bun:"client_id"`
-	Channel     string    `bun:"channel"`
-	MonthlyCost float64   `bun:"monthly_cost"`
-	CreatedAt   time.Time `bun:"created_at"`
-}
-
-func (svc *Service) sendersOf(ctx context.Context, ws string) ([]senderCost, error) {
-	var ss []senderCost
-	err := svc.db.IDB(ctx).NewSelect().Table("senders").Column("id", "name", "client_id", "channel", "monthly_cost", "created_at").
-		Where("workspace_id = ?", ws).OrderExpr("name").Scan(ctx, &ss)
-	return ss, err
-}
-
 // filtered reports whether the scope leaves out some of the workspace's
 // numbers.
 func (sc *scope) filtered() bool {
@@ -419,7 +413,7 @@ func (sc *scope) filtered() bool {
 // workspace, but for no sequence.
 func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares map[daySender]map[string]int64, get func(string) *agg,
 	senders map[string]*SenderUse) error {
-	ss, err := svc.sendersOf(ctx, sc.ws)
+	ss, err := svc.areas.Senders.All(ctx, sc.ws)
 	if err != nil {
 		return err
 	}
@@ -482,7 +476,7 @@ func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares m
 // scope holds or whose idle days it would own: all their actions, for
 // every client. A few senders are read through the sender index of the
 // subject grain; many, from the client grain's per-sender rows.
-func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, ss []senderCost, shares map[daySender]map[string]int64) (map[daySender]int64, error) {
+func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, ss []senders.Sender, shares map[daySender]map[string]int64) (map[daySender]int64, error) {
 	totals := map[daySender]int64{}
 	if !sc.filtered() {
 		for k, m := range shares {
@@ -547,7 +541,7 @@ func daysInMonth(day string) int {
 
 // idleOwner is the subject of group an idle day of s counts for, if the
 // scope shows it.
-func (sc *scope) idleOwner(s senderCost, group string) (string, bool) {
+func (sc *scope) idleOwner(s senders.Sender, group string) (string, bool) {
 	client := apikit.Deref(s.ClientID)
 	if sc.empty || sc.sequence != "" || (sc.clients != nil && !slices.Contains(sc.clients, client)) ||
 		(sc.senders != nil && !slices.Contains(sc.senders, s.ID)) {

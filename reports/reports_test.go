@@ -12,6 +12,7 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/workspace"
 )
@@ -50,6 +51,11 @@ func TestDefinitionsAgree(t *testing.T) {
 	})
 }
 
+// areas are the areas the reports read, as the platform wires them.
+func areas(d *db.DB, clock apikit.Clock) reports.Areas {
+	return platform.New(platform.Config{DB: d, Clock: clock}).ReportAreas()
+}
+
 // berlin applies a workspace in Europe/Berlin and returns its owner, the
 // log and the reports on a fake clock at now.
 func berlin(t *testing.T, d *db.DB, now time.Time) (apikit.Principal, *events.Log, *reports.Service, *apikit.FakeClock) {
@@ -66,7 +72,7 @@ func berlin(t *testing.T, d *db.DB, now time.Time) (apikit.Principal, *events.Lo
 		t.Fatal(err)
 	}
 	log := events.NewLog(d, clock)
-	return apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}, log, reports.NewService(d, clock, log), clock
+	return apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}, log, reports.NewService(d, clock, log, areas(d, clock)), clock
 }
 
 // TestDaylightSaving counts events by the workspace's local day: the

@@ -95,6 +95,9 @@ type threadRow struct {
 type tally struct {
 	daily      map[dailyKey]int64
 	classified []classified
+	// enrollments tells a new reply thread when its enrollment first
+	// contacted the lead.
+	enrollments EnrollmentSource
 }
 
 type classified struct {
@@ -102,8 +105,8 @@ type classified struct {
 	day string
 }
 
-func newTally() *tally {
-	return &tally{daily: map[dailyKey]int64{}}
+func newTally(es EnrollmentSource) *tally {
+	return &tally{daily: map[dailyKey]int64{}, enrollments: es}
 }
 
 func subjectOf(e events.Event) subject {
@@ -248,7 +251,7 @@ func (t *tally) writeThreads(ctx context.Context, idb bun.IDB) error {
 		}
 	}
 	if len(added) > 0 {
-		if err := timesToReply(ctx, idb, added); err != nil {
+		if err := t.timesToReply(ctx, added); err != nil {
 			return err
 		}
 		if _, err := idb.NewInsert().Model(&added).Exec(ctx); err != nil {
@@ -269,7 +272,7 @@ func (r *threadRow) subject() subject {
 
 // timesToReply sets each new reply thread's time from the moment its
 // enrollment first contacted the lead.
-func timesToReply(ctx context.Context, idb bun.IDB, rows []*threadRow) error {
+func (t *tally) timesToReply(ctx context.Context, rows []*threadRow) error {
 	var ids []string
 	for _, r := range rows {
 		if r.enrollmentID != "" {
@@ -279,21 +282,14 @@ func timesToReply(ctx context.Context, idb bun.IDB, rows []*threadRow) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	var contacted []struct {
-		ID          string    `bun:"id"`
-		ContactedAt time.Time `bun:"contacted_at"`
-	}
-	if err := idb.NewSelect().Table("enrollments").Column("id", "contacted_at").
-		Where("id IN (?) AND contacted_at IS NOT NULL", bun.In(slices.Compact(slices.Sorted(slices.Values(ids))))).
-		Scan(ctx, &contacted); err != nil {
+	contacted, err := t.enrollments.ContactedAt(ctx, ids)
+	if err != nil {
 		return err
 	}
 	for _, r := range rows {
-		for _, c := range contacted {
-			if c.ID == r.enrollmentID && !c.ContactedAt.After(r.FirstReplyAt) {
-				s := int64(r.FirstReplyAt.Sub(c.ContactedAt) / time.Second)
-				r.TimeToReply = &s
-			}
+		if at, ok := contacted[r.enrollmentID]; ok && !at.After(r.FirstReplyAt) {
+			s := int64(r.FirstReplyAt.Sub(at) / time.Second)
+			r.TimeToReply = &s
 		}
 	}
 	return nil
@@ -367,7 +363,7 @@ type zone struct {
 	loaded time.Time
 }
 
-func (z *zones) get(ctx context.Context, d *db.DB, workspaceID string) (*time.Location, error) {
+func (z *zones) get(ctx context.Context, ws WorkspaceSource, workspaceID string) (*time.Location, error) {
 	now := z.clock()
 	z.mu.Lock()
 	c, ok := z.byWS[workspaceID]
@@ -375,11 +371,11 @@ func (z *zones) get(ctx context.Context, d *db.DB, workspaceID string) (*time.Lo
 	if ok && now.Sub(c.loaded) < z.ttl {
 		return c.loc, nil
 	}
-	var tz string
-	if err := d.IDB(ctx).NewSelect().Table("workspaces").Column("timezone").Where("id = ?", workspaceID).Scan(ctx, &tz); err != nil {
+	w, err := ws.WorkspaceByID(ctx, workspaceID)
+	if err != nil {
 		return nil, err
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := time.LoadLocation(w.Timezone)
 	if err != nil {
 		return nil, err
 	}
@@ -393,12 +389,12 @@ func (z *zones) get(ctx context.Context, d *db.DB, workspaceID string) (*time.Lo
 // counted events and returns the counters' upserts, which the log writes
 // with the events (on Postgres, in the same statement).
 func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Statement, error) {
-	t := newTally()
+	t := newTally(svc.areas.Enrollments)
 	for _, e := range evs {
 		if !counted(e.Kind) || e.WorkspaceID == "" {
 			continue
 		}
-		loc, err := svc.zones.get(ctx, svc.db, e.WorkspaceID)
+		loc, err := svc.zones.get(ctx, svc.areas.Workspaces, e.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
@@ -17,6 +15,7 @@ import (
 type Service struct {
 	db    *db.DB
 	clock apikit.Clock
+	areas Areas
 	zones *zones
 
 	// compacted is the last day Compact folded the days before: past
@@ -25,10 +24,11 @@ type Service struct {
 	compacted string
 }
 
-// NewService returns the reports on d. It counts every event log writes,
-// in the event's own transaction.
-func NewService(d *db.DB, clock apikit.Clock, log *events.Log) *Service {
-	svc := &Service{db: d, clock: clock, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
+// NewService returns the reports on d, which read the other areas
+// through areas. It counts every event log writes, in the event's own
+// transaction.
+func NewService(d *db.DB, clock apikit.Clock, log *events.Log, areas Areas) *Service {
+	svc := &Service{db: d, clock: clock, areas: areas, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
 	if log != nil {
 		log.WithInsert(svc.count)
 	}
@@ -44,7 +44,7 @@ var rollupTables = []string{"report_daily", "report_threads"}
 // writers (the runner, the server) while it runs: events committed during
 // a rebuild may be counted twice.
 func (svc *Service) Rebuild(ctx context.Context, workspaceID string) (int, error) {
-	loc, err := svc.zones.get(ctx, svc.db, workspaceID)
+	loc, err := svc.zones.get(ctx, svc.areas.Workspaces, workspaceID)
 	if err != nil {
 		return 0, err
 	}
@@ -59,16 +59,11 @@ func (svc *Service) Rebuild(ctx context.Context, workspaceID string) (int, error
 		var after time.Time
 		afterID := ""
 		for {
-			var page []events.Event
-			q := idb.NewSelect().Model(&page).Where("workspace_id = ?", workspaceID).
-				Where("kind IN (?)", bun.In(countedKinds))
-			if afterID != "" {
-				q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", after, after, afterID)
-			}
-			if err := q.OrderExpr("created_at, id").Limit(rebuildPage).Scan(ctx); err != nil {
+			page, err := svc.areas.Events.Page(ctx, workspaceID, countedKinds, after, afterID, rebuildPage)
+			if err != nil {
 				return err
 			}
-			t := newTally()
+			t := newTally(svc.areas.Enrollments)
 			for _, e := range page {
 				t.add(e, loc)
 			}

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/workspace"
 )
 
 // Period is a report's period, as every report states it.
@@ -138,7 +137,7 @@ func (svc *Service) ReplyThreads(ctx context.Context, p apikit.Principal, prm Pa
 		ids[0], ids[1], ids[2] = append(ids[0], r.LeadID), append(ids[1], r.SenderID), append(ids[2], r.SequenceID)
 	}
 	names := [3]map[string]string{}
-	for i, table := range []string{"leads", "senders", "sequences"} {
+	for i, table := range []string{leadsKind, Senders, Sequences} {
 		if names[i], err = svc.names(ctx, table, sc.ws, ids[i]); err != nil {
 			return apikit.Page[ReplyThread]{}, err
 		}
@@ -162,23 +161,39 @@ func opt(s string) *string {
 	return &s
 }
 
-// names returns the names of the rows of table with ids.
-func (svc *Service) names(ctx context.Context, table, ws string, ids []string) (map[string]string, error) {
+// names returns the names of the leads, sequences, senders or clients
+// with ids, read through their areas.
+func (svc *Service) names(ctx context.Context, kind, ws string, ids []string) (map[string]string, error) {
 	ids = slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(ids))), func(s string) bool { return s == "" })
 	out := map[string]string{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var rows []struct {
-		ID   string `bun:"id"`
-		Name string `bun:"name"`
+	switch kind {
+	case leadsKind:
+		return svc.areas.Leads.Names(ctx, ws, ids)
+	case Sequences:
+		refs, err := svc.areas.Sequences.Refs(ctx, ws, ids)
+		for _, r := range refs {
+			out[r.ID] = r.Name
+		}
+		return out, err
+	case Senders:
+		refs, err := svc.areas.Senders.Refs(ctx, ws, ids)
+		for _, r := range refs {
+			out[r.ID] = r.Name
+		}
+		return out, err
 	}
-	err := svc.db.IDB(ctx).NewSelect().Table(table).Column("id", "name").Where("workspace_id = ? AND id IN (?)", ws, bun.In(ids)).Scan(ctx, &rows)
-	for _, r := range rows {
-		out[r.ID] = r.Name
+	named, err := svc.areas.Workspaces.Named(ctx, ws, workspace.Clients, ids)
+	for _, n := range named {
+		out[n.ID] = n.Name
 	}
 	return out, err
 }
+
+// leadsKind names the leads to names.
+const leadsKind = "leads"
 
 // SenderCost is one sender's cost in the period.
 type SenderCost struct {
@@ -228,7 +243,7 @@ func (svc *Service) Cost(ctx context.Context, p apikit.Principal, prm Params) (*
 	m := metrics(total)
 	out := &Cost{Period: sc.period(), Totals: Metrics{"cost.total": m["cost.total"], "cost.per_reply": m["cost.per_reply"], "cost.per_meeting": m["cost.per_meeting"]},
 		BySender: []SenderCost{}, ByClient: []ClientCost{}}
-	ss, err := svc.sendersOf(ctx, sc.ws)
+	ss, err := svc.areas.Senders.All(ctx, sc.ws)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +259,7 @@ func (svc *Service) Cost(ctx context.Context, p apikit.Principal, prm Params) (*
 	for id := range aggs.groups {
 		clients = append(clients, id)
 	}
-	names, err := svc.names(ctx, "clients", sc.ws, clients)
+	names, err := svc.names(ctx, Clients, sc.ws, clients)
 	if err != nil {
 		return nil, err
 	}
@@ -346,43 +361,52 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, kind string, p
 // filters leave in.
 func (svc *Service) subjects(ctx context.Context, p apikit.Principal, sc *scope, kind string) ([]Row, error) {
 	var rows []Row
-	q := svc.db.IDB(ctx).NewSelect().Where("workspace_id = ?", sc.ws).OrderExpr("name, id")
 	switch kind {
 	case Clients:
-		q = q.Table("clients").Column("id", "name")
-		if sc.clients != nil {
-			q = q.Where("id IN (?)", bun.In(sc.clients))
+		named, err := svc.areas.Workspaces.Named(ctx, sc.ws, workspace.Clients, sc.clients)
+		if err != nil {
+			return nil, err
 		}
-	case Sequences, Senders:
-		q = q.Table(kind).Column("id", "name", "client_id")
-		if kind == Senders {
-			q = q.Column("channel")
-			if sc.senders != nil {
-				q = q.Where("id IN (?)", bun.In(append([]string{""}, sc.senders...)))
+		for _, n := range named {
+			rows = append(rows, Row{ID: n.ID, Name: n.Name})
+		}
+		// Clients come by name; rows of one name by id, as the others.
+		slices.SortStableFunc(rows, func(a, b Row) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
+	case Sequences:
+		var ids []string
+		if sc.sequence != "" {
+			ids = []string{sc.sequence}
+		}
+		refs, err := svc.areas.Sequences.Refs(ctx, sc.ws, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			if sc.seesSubject(p, r.ClientID) {
+				rows = append(rows, Row{ID: r.ID, Name: r.Name, ClientID: r.ClientID})
 			}
-		} else if sc.sequence != "" {
-			q = q.Where("id = ?", sc.sequence)
 		}
-		if sc.clients != nil {
-			q = q.Where("client_id IN (?)", bun.In(sc.clients))
+	case Senders:
+		refs, err := svc.areas.Senders.Refs(ctx, sc.ws, sc.senders)
+		if err != nil {
+			return nil, err
 		}
-	}
-	var scanned []struct {
-		ID       string  `bun:"id"`
-		Name     string  `bun:"name"`
-		ClientID *string `bun:"client_id"`
-		Channel  string  `bun:"channel"`
-	}
-	if err := q.Scan(ctx, &scanned); err != nil {
-		return nil, err
-	}
-	for _, s := range scanned {
-		if kind != Clients && !p.SeesClient(apikit.Deref(s.ClientID)) {
-			continue
+		for _, r := range refs {
+			if sc.seesSubject(p, r.ClientID) {
+				rows = append(rows, Row{ID: r.ID, Name: r.Name, ClientID: r.ClientID, Channel: string(r.Channel)})
+			}
 		}
-		rows = append(rows, Row{ID: s.ID, Name: s.Name, ClientID: s.ClientID, Channel: s.Channel})
 	}
 	return rows, nil
+}
+
+// seesSubject reports whether a sequence or sender of client is in the
+// scope's clients and visible to p.
+func (sc *scope) seesSubject(p apikit.Principal, client *string) bool {
+	if sc.clients != nil && (client == nil || !slices.Contains(sc.clients, *client)) {
+		return false
+	}
+	return p.SeesClient(apikit.Deref(client))
 }
 
 // StepNumbers is what one step of a sequence did in the period.
@@ -419,14 +443,17 @@ type Subject struct {
 // Subject returns one sequence's, sender's or client's totals and series.
 // An id the key may not see is E_NOT_FOUND.
 func (svc *Service) Subject(ctx context.Context, p apikit.Principal, kind, id string, prm Params) (*Subject, error) {
+	var q *sequences.Sequence
+	var s *senders.Sender
+	var err error
 	switch kind {
 	case Sequences:
-		if _, err := svc.visibleSubject(ctx, p, "sequences", "Sequence", id); err != nil {
+		if q, err = svc.visibleSequence(ctx, p, id); err != nil {
 			return nil, err
 		}
 		prm.SequenceID = id
 	case Senders:
-		if _, err := svc.visibleSubject(ctx, p, "senders", "Sender", id); err != nil {
+		if s, err = svc.visibleSender(ctx, p, id); err != nil {
 			return nil, err
 		}
 		prm.SenderID = id
@@ -447,18 +474,15 @@ func (svc *Service) Subject(ctx context.Context, p apikit.Principal, kind, id st
 	out := &Subject{Report: *sc.report(a), ID: id, Name: names[id]}
 	switch kind {
 	case Sequences:
-		out.Steps, err = svc.steps(ctx, sc, id)
+		out.Steps, err = svc.steps(ctx, sc, q)
 	case Senders:
-		out.Usage, err = svc.usage(ctx, sc, id)
+		out.Usage, err = svc.usage(ctx, sc, s)
 	}
 	return out, err
 }
 
-func (svc *Service) steps(ctx context.Context, sc *scope, id string) ([]StepNumbers, error) {
-	var q sequences.Sequence
-	if err := svc.db.IDB(ctx).NewSelect().Model(&q).Where("id = ?", id).Scan(ctx); err != nil {
-		return nil, err
-	}
+func (svc *Service) steps(ctx context.Context, sc *scope, q *sequences.Sequence) ([]StepNumbers, error) {
+	id := q.ID
 	var rows []struct {
 		Metric string `bun:"metric"`
 		Value  int64  `bun:"value"`
@@ -486,13 +510,9 @@ func (svc *Service) steps(ctx context.Context, sc *scope, id string) ([]StepNumb
 	return out, nil
 }
 
-func (svc *Service) usage(ctx context.Context, sc *scope, id string) ([]DayUse, error) {
-	var s senders.Sender
-	if err := svc.db.IDB(ctx).NewSelect().Model(&s).Where("id = ?", id).Scan(ctx); err != nil {
-		return nil, err
-	}
-	var rows []senders.Usage
-	if err := svc.db.IDB(ctx).NewSelect().Model(&rows).Where("sender_id = ? AND day >= ? AND day <= ?", id, sc.from, sc.to).Scan(ctx); err != nil {
+func (svc *Service) usage(ctx context.Context, sc *scope, s *senders.Sender) ([]DayUse, error) {
+	rows, err := svc.areas.Senders.Usage(ctx, s.ID, sc.from, sc.to)
+	if err != nil {
 		return nil, err
 	}
 	used := map[string]int{}
@@ -500,7 +520,7 @@ func (svc *Service) usage(ctx context.Context, sc *scope, id string) ([]DayUse, 
 		used[r.Day+"/"+r.Action] = r.Used
 	}
 	today := senders.LocalDate(svc.clock.Now(), s.Location())
-	past := s
+	past := *s
 	past.Health = senders.Healthy
 	var out []DayUse
 	for _, day := range sc.days() {

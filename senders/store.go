@@ -15,10 +15,15 @@ import (
 // SQLite and Postgres; every method joins the transaction in ctx.
 type Store interface {
 	Save(ctx context.Context, s *Sender, insert bool) error
+	// ByID and ByName return sql.ErrNoRows (db.IsNoRows) when the
+	// workspace has no such sender; Save of a second sender of one name
+	// in a workspace is E_CONFLICT.
 	ByID(ctx context.Context, workspaceID, id string) (*Sender, error)
 	ByName(ctx context.Context, workspaceID, name string) (*Sender, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error)
 	InWorkspace(ctx context.Context, workspaceID string) ([]Sender, error)
+	Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error)
+	LeadInvitations(ctx context.Context, leadID string) ([]Invitation, error)
 	Usage(ctx context.Context, senderID, fromDay, toDay string) ([]Usage, error)
 	Take(ctx context.Context, senderID, day, key string, limit int) (bool, error)
 	GiveBack(ctx context.Context, senderID, day, key string) error

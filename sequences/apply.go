@@ -37,7 +37,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 	var changes []string
 	seen := map[string]bool{}
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		for _, spec := range specs {
 			name := strings.TrimSpace(spec.Name)
 			bad := func(format string, args ...any) error {

@@ -15,7 +15,11 @@ import (
 
 // Senders is what the sequences area needs of the senders area.
 type Senders interface {
+	// ByName returns the workspace's sender named name. Returns an error
+	// that db.IsNoRows recognises if the workspace has none.
 	ByName(ctx context.Context, workspaceID, name string) (*senders.Sender, error)
+	// All returns every sender of the workspace, by name. Returns only
+	// the database's errors.
 	All(ctx context.Context, workspaceID string) ([]senders.Sender, error)
 }
 
@@ -187,7 +191,7 @@ func (svc *Service) Activate(ctx context.Context, p apikit.Principal, id string)
 		if q.Status == Active {
 			return nil
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		q.Status, q.ActivatedAt, q.UpdatedAt = Active, &now, now
 		if err := svc.store.Save(ctx, q, false); err != nil {
 			return err
@@ -222,7 +226,7 @@ func (svc *Service) Pause(ctx context.Context, p apikit.Principal, id string) (*
 			return apikit.Conflict(fmt.Sprintf("Sequence %q is a draft: it is not running, so it cannot be paused.", q.Name),
 				"Activate it with POST /v1/sequences/{id}/activate when it should run.")
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		q.Status, q.PausedAt, q.UpdatedAt = Paused, &now, now
 		if err := svc.store.Save(ctx, q, false); err != nil {
 			return err

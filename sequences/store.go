@@ -9,10 +9,15 @@ import (
 // Store is the persistence the sequences service needs. BunStore serves it
 // on SQLite and Postgres; every method joins the transaction in ctx.
 type Store interface {
+	// Save inserts q (E_CONFLICT when its workspace has a sequence of its
+	// name) or updates it.
 	Save(ctx context.Context, q *Sequence, insert bool) error
+	// ByID and ByName return sql.ErrNoRows (db.IsNoRows) when the
+	// workspace has no such sequence.
 	ByID(ctx context.Context, workspaceID, id string) (*Sequence, error)
 	ByName(ctx context.Context, workspaceID, name string) (*Sequence, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sequence, int, error)
+	Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error)
 }
 
 // Filter narrows a list of sequences.

@@ -16,6 +16,7 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		e.addTestOps()
@@ -60,6 +61,7 @@ func TestAuthentication(t *testing.T) {
 // credential is refused with 401 and a remedy, whichever keys they are,
 // on every route, and changes nothing; leadline does not pick one.
 func TestTwoCredentialsAreRefused(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		send := func(method, path string, header http.Header) *resp {
@@ -99,6 +101,7 @@ func TestTwoCredentialsAreRefused(t *testing.T) {
 // call, and that a creator's lowered role or departure changes the key on
 // the very next request.
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		e.addTestOps()
 		read := func(key string) *resp { return e.call("GET", "/v1/me", key, nil) }
@@ -168,6 +171,7 @@ func TestRoles(t *testing.T) {
 }
 
 func TestMe(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		r := e.call("GET", "/v1/me", "globexViewer", nil)

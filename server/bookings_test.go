@@ -23,6 +23,7 @@ func hexSig(secret, msg string) string {
 }
 
 func TestInboundBookings(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -108,6 +109,7 @@ func TestInboundBookings(t *testing.T) {
 // provider would retry forever), and a suspended workspace records nothing
 // (402), as its /v1 calls do.
 func TestInboundBookingsRefuseBadInputCleanly(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 )
 
 func TestEnrollmentRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ids := e.addSequences()

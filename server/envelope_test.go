@@ -17,6 +17,7 @@ import (
 // TestErrorEnvelopeEverywhere walks every kind of error answer and checks
 // each is in the spec's envelope with its status and code.
 func TestErrorEnvelopeEverywhere(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, RateLimits{Read: 600, Write: 300, Spend: 1}, func(t *testing.T, e *env) {
 		e.addTestOps()
 		lead := e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "env-1", "client_id": e.ids["Initech"]})
@@ -57,6 +58,7 @@ func TestErrorEnvelopeEverywhere(t *testing.T) {
 // TestNoInputReaches500 sends input that databases refuse (NUL bytes,
 // invalid UTF-8): each is a 422, never a 500.
 func TestNoInputReaches500(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		id := e.lead("member", map[string]any{"linkedin_id": "nul-1"})["id"].(string)
 		for name, c := range map[string]struct {
@@ -90,6 +92,7 @@ func make21() []string {
 }
 
 func TestOpenAPIAndDocs(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		r := e.call("GET", "/v1/openapi.json", "", nil)
@@ -163,6 +166,7 @@ func TestOpenAPIAndDocs(t *testing.T) {
 // TestPathsAnsweredInEnvelope: a path that is not clean is not found (no
 // redirect to another path), and so is a schema the document lacks.
 func TestPathsAnsweredInEnvelope(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		for _, path := range []string{"/v1//leads", "/v1/leads/../me", "/v1/./me", "/v1/leads/", "//v1/me", "/v1/schemas/Nope", "/v1/schemas/Nope.json"} {
 			t.Run(path, func(t *testing.T) {
@@ -180,6 +184,7 @@ func TestPathsAnsweredInEnvelope(t *testing.T) {
 // TestOpenAPIDocumentsHeaders: generated clients see the headers guard
 // reads and writes.
 func TestOpenAPIDocumentsHeaders(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		var doc struct {
@@ -234,6 +239,7 @@ func TestOpenAPIDocumentsHeaders(t *testing.T) {
 // served outside huma, is in the document with no API key, its two
 // providers and its answers.
 func TestOpenAPIDocumentsInbound(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		var doc struct {
@@ -280,6 +286,7 @@ func (e *env) openAPI(doc any) {
 // capped actions are the registries' (sequences.Steps, senders.Specs),
 // and no registry's name is left in the document.
 func TestOpenAPIEnumsFromRegistries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dbtest.Open(t, db.SQLite), DefaultRateLimits)
 	is := is.New(t)
 	var doc struct {

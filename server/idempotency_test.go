@@ -13,6 +13,7 @@ import (
 )
 
 func TestIdempotentReplay(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		body := map[string]any{"email_work": "idem@x.test", "name": "Idem"}
@@ -68,6 +69,7 @@ func TestIdempotentReplay(t *testing.T) {
 }
 
 func TestIdempotencyInProgressAndFailures(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		ops := e.addTestOps()
 		t.Run("same key while the first call runs", func(t *testing.T) {
@@ -119,6 +121,7 @@ func indexOf(s, sub string) int {
 }
 
 func TestIdempotentBurst(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		body := map[string]any{"email_work": "burst@x.test", "source": "burst"}
@@ -152,6 +155,7 @@ func TestIdempotentBurst(t *testing.T) {
 }
 
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := t.Context()
@@ -174,6 +178,7 @@ func TestSweep(t *testing.T) {
 // TestStaleReservation: a key reserved by a process that died (running, never
 // completed) blocks retries only for the lease; after it the retry runs.
 func TestStaleReservation(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		p, err := e.ws.Authenticate(t.Context(), e.keys["member"])
@@ -196,6 +201,7 @@ func TestStaleReservation(t *testing.T) {
 // keeps its key, because it renews the lease while it runs; a retry during
 // it is still E_IN_PROGRESS, and nothing runs twice.
 func TestLeaseRenewedWhileRunning(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ops := e.addTestOps()

@@ -23,6 +23,7 @@ func (e *env) lead(key string, body map[string]any) map[string]any {
 }
 
 func TestUpsertRules(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		r := e.call("POST", "/v1/leads", "member", map[string]any{
@@ -139,6 +140,7 @@ func TestUpsertRules(t *testing.T) {
 }
 
 func TestClientScope(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		initech := e.lead("member", map[string]any{"linkedin_id": "init-1", "email_work": "i@initech.test", "client_id": e.ids["Initech"]})
@@ -215,6 +217,7 @@ func TestClientScope(t *testing.T) {
 }
 
 func TestListLeads(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		mk := func(i int, extra map[string]any) string {
@@ -339,6 +342,7 @@ func TestListLeads(t *testing.T) {
 }
 
 func TestTagsStageListSuppress(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		id := e.lead("member", map[string]any{"linkedin_id": "T1"})["id"].(string)
@@ -401,6 +405,7 @@ func TestTagsStageListSuppress(t *testing.T) {
 }
 
 func TestEnrich(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		a := e.lead("member", map[string]any{"linkedin_id": "E1"})["id"].(string)
@@ -440,6 +445,7 @@ func TestEnrich(t *testing.T) {
 }
 
 func TestDoNotContact(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		existing := e.lead("member", map[string]any{"email_work": "Gone@x.test"})["id"].(string)

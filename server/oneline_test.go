@@ -25,6 +25,7 @@ var lineBreaking = []string{"a\r\nBcc: x@evil.test", "a\tb", "a\u2028b", "a\x7fb
 // and changes nothing. Multi-line fields keep their line breaks, and a
 // reply's inherited subject never carries one.
 func TestOneLineFields(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, RateLimits{Read: 100000, Write: 100000, Spend: 100000}, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -95,6 +96,7 @@ func TestOneLineFields(t *testing.T) {
 // TestOneLineFieldsInTheLibrary calls the areas' services as a Go program
 // does, without the HTTP layer: they refuse the same values.
 func TestOneLineFieldsInTheLibrary(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/workspace"
 )
 
 // RateLimits are the hourly budgets per key and class.
@@ -154,7 +155,7 @@ func (l *limiter) readRider(keyID, workspaceID string, start time.Time, rc *read
 	return &db.Rider{
 		With: `rate AS (` + rateUpsert + `)`,
 		Select: `(SELECT count FROM rate) AS rate_count,
-			coalesce((SELECT version FROM auth_versions WHERE workspace_id = ?), 0) AS auth_version`,
+			` + workspace.AuthVersion("?") + ` AS auth_version`,
 		Args: []any{keyID, string(apikit.ClassRead), l.db.TimeArg(&start), l.limits.of(apikit.ClassRead), workspaceID},
 		Dest: []any{&rc.count, &rc.version},
 	}

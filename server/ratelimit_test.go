@@ -18,6 +18,7 @@ import (
 var smallLimits = RateLimits{Read: 5, Write: 4, Spend: 2}
 
 func TestRateLimitHeadersAndReset(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		reset := t0.Truncate(time.Hour).Add(time.Hour)
@@ -50,6 +51,7 @@ func TestRateLimitHeadersAndReset(t *testing.T) {
 // at what it may not do. A call without a valid key (401) counts against
 // no key and carries no such headers.
 func TestRefusedCallsCount(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		counted := func(r *resp, status int, code, limit, remaining string) {
@@ -109,6 +111,7 @@ func TestRefusedCallsCount(t *testing.T) {
 }
 
 func TestRateLimitExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, RateLimits{Read: 25, Write: 10, Spend: 5}, func(t *testing.T, e *env) {
 		is := is.New(t)
 		var mu sync.Mutex
@@ -131,6 +134,7 @@ func TestRateLimitExactUnderConcurrency(t *testing.T) {
 }
 
 func TestSpendCountsAsWrite(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		lead := e.call("POST", "/v1/leads", "member", map[string]any{"linkedin_id": "ACoA1"}) // write 1
@@ -155,6 +159,7 @@ func TestSpendCountsAsWrite(t *testing.T) {
 // in the process, so reads answer while a write transaction holds the
 // file's write lock.
 func TestSQLiteReadsSkipTheWriteQueue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEnv(t, dbtest.Open(t, db.SQLite), DefaultRateLimits)
 	is.Equal(e.call("GET", "/v1/me", "viewer", nil).Status, 200) // refreshes last_used_at, a write, once a minute
@@ -187,6 +192,7 @@ func TestSQLiteReadsSkipTheWriteQueue(t *testing.T) {
 // a new process on the same file continues the window instead of
 // starting it afresh.
 func TestSQLiteCountsSurviveARestart(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dsn := dbtest.NewDSN(t, db.SQLite)
 	d, err := db.Open(context.Background(), dsn)

@@ -23,6 +23,7 @@ import (
 // connection pool, on one database: budgets and Idempotency-Keys hold
 // across them as they do within one.
 func TestReplicasShareLimitsAndIdempotency(t *testing.T) {
+	t.Parallel()
 	for _, eng := range dbtest.Engines() {
 		t.Run(string(eng), func(t *testing.T) {
 			is := is.New(t)
@@ -94,6 +95,7 @@ func TestReplicasShareLimitsAndIdempotency(t *testing.T) {
 // each change, and a read refused for it counts against no budget.
 // Postgres servers remember the keys of reads; SQLite ones read every time.
 func TestReplicasSeeKeyChangesAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, eng := range dbtest.Engines() {
 		t.Run(string(eng), func(t *testing.T) {
 			is := is.New(t)

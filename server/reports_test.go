@@ -10,6 +10,7 @@ import (
 )
 
 func TestReportRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		m := e.mailAnnAndCy(t)

@@ -69,6 +69,7 @@ func (e *env) addProbe() *ridingProbe {
 // answers 429; a principal gone stale during the call is read afresh and
 // the call runs again as the fresh one, counted once.
 func TestRidingCountIsTheCount(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, smallLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -148,6 +149,7 @@ func TestRidingCountIsTheCount(t *testing.T) {
 // its total carries the count or not, counts once and is refused over the
 // limit.
 func TestLeadListCountsEachCallOnce(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, RateLimits{Read: 6, Write: 4, Spend: 2}, func(t *testing.T, e *env) {
 		is := is.New(t)
 		paths := []string{"/v1/leads", "/v1/leads?client_id=" + e.ids["Globex"], "/v1/leads?stage_id=" + e.ids["New"], "/v1/leads?q=ab", "/v1/leads?limit=0"}
@@ -169,6 +171,7 @@ func TestLeadListCountsEachCallOnce(t *testing.T) {
 // list's first page, on both engines: on Postgres the total carries the
 // rate count and reads the authentication version. Every read runs it.
 func TestRidingStatementUsesIndexes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		is.Equal(e.call("GET", "/v1/leads", "viewer", nil).Status, 200) // remembered from here on

@@ -15,6 +15,7 @@ import (
 // carries the signing secret, is sealed, so a copy of the database holds
 // no whsec_; the replay still answers the secret in full.
 func TestStoredAnswerSealed(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -56,6 +57,7 @@ func TestStoredAnswerSealed(t *testing.T) {
 // signatures with them all the same (TestInboundBookings), and applying
 // the same secret again changes nothing.
 func TestBookingSecretsSealed(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()

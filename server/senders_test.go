@@ -46,6 +46,7 @@ func names(r *resp) []string {
 }
 
 func TestSenderRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ids := e.addSenders()

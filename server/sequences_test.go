@@ -45,6 +45,7 @@ func (e *env) addSequences() map[string]string {
 }
 
 func TestSequenceRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ids := e.addSequences()

@@ -25,6 +25,7 @@ func (e *env) leadCount() float64 {
 // TestBodiesTakenExactlyOrRefused sends bodies that a lenient decoder
 // would change on the way in: each gets 422 and changes nothing.
 func TestBodiesTakenExactlyOrRefused(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		id := e.lead("member", map[string]any{"linkedin_id": "strict-1", "name": "Kept"})["id"].(string)
 		before := e.leadCount()
@@ -55,6 +56,7 @@ func TestBodiesTakenExactlyOrRefused(t *testing.T) {
 // TestCustomNumbersRoundTrip stores numbers no float64 can hold and reads
 // every digit back, from the write's answer, the lead and the list.
 func TestCustomNumbersRoundTrip(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		body := `{"linkedin_id":"num-1","custom":{"big":12345678901234567891,"odd":9007199254740993,"neg":-0.1000000000000000055511151231257827,"nested":{"n":[18446744073709551617]}}}`
@@ -79,6 +81,7 @@ func TestCustomNumbersRoundTrip(t *testing.T) {
 // TestIDsOneForm takes ids only as lower-case uuids, on both engines and
 // in paths, queries and bodies alike.
 func TestIDsOneForm(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		id := e.lead("member", map[string]any{"linkedin_id": "ids-1"})["id"].(string)
 		hex := strings.ReplaceAll(id, "-", "")
@@ -123,6 +126,7 @@ func TestIDsOneForm(t *testing.T) {
 // TestShortSearchFoldsCase finds a lead by a search shorter than a trigram
 // in any case, for letters beyond ASCII too, on both engines.
 func TestShortSearchFoldsCase(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		e.lead("member", map[string]any{"linkedin_id": "lev-1", "name": "Лев Толстой", "company": "Ясная Поляна"})
@@ -140,6 +144,7 @@ func TestShortSearchFoldsCase(t *testing.T) {
 // TestCountingRules: every tag id sent counts and may be sent once; custom
 // field names count characters; an Idempotency-Key must say something.
 func TestCountingRules(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		id := e.lead("member", map[string]any{"linkedin_id": "count-1"})["id"].(string)
@@ -177,6 +182,7 @@ func TestCountingRules(t *testing.T) {
 // TestCustomStaysBounded: the stored custom object of a lead is bounded as
 // a whole, across any series of updates.
 func TestCustomStaysBounded(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		id := e.lead("member", map[string]any{"linkedin_id": "bound-1"})["id"].(string)
@@ -218,6 +224,7 @@ func TestCustomStaysBounded(t *testing.T) {
 // an identity exists elsewhere in the workspace (matching is
 // workspace-wide), and nothing more: no id, name or client.
 func TestOtherClientsRevealOnlyExistence(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		hidden := e.lead("member", map[string]any{"linkedin_id": "hidden-li", "email_work": "hidden@initech.test",
@@ -251,6 +258,7 @@ func TestOtherClientsRevealOnlyExistence(t *testing.T) {
 // TestRepeatedIdempotencyKey: two Idempotency-Key headers on one request
 // are refused; which one would count is not for the server to guess.
 func TestRepeatedIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		req := httptest.NewRequest("POST", "/v1/leads", strings.NewReader(`{"linkedin_id":"twice-1"}`))
 		req.Header.Set("Content-Type", "application/json")

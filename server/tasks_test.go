@@ -52,6 +52,7 @@ func (e *env) addTaskSequences() map[string]string {
 }
 
 func TestTaskRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ids := e.addTaskSequences()

@@ -53,6 +53,7 @@ func (e *env) mailAnnAndCy(t *testing.T) *mailed {
 }
 
 func TestThreadRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 )
 
 func TestWebhookRoutes(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		body := map[string]any{"url": "https://127.0.0.1:9/hooks", "events": []string{"lead.created", "message.classified"}, "description": "CRM sync"}
@@ -78,6 +79,7 @@ func TestWebhookRoutes(t *testing.T) {
 // where loopback itself is allowed (as it is in tests), and nothing is
 // stored.
 func TestWebhookEndpointsCarryingPrivateIPv4(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		for _, host := range []string{"[::127.0.0.1]", "[::7f00:1]", "[::ffff:10.0.0.1]", "[::ffff:0:7f00:1]", "[2002:7f00:1::]",
@@ -93,6 +95,7 @@ func TestWebhookEndpointsCarryingPrivateIPv4(t *testing.T) {
 // TestWebhookEventsNull: "events": null is refused and names the field,
 // like an empty list; a webhook that could never fire is not made.
 func TestWebhookEventsNull(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
 		is := is.New(t)
 		r := e.call("POST", "/v1/webhooks", "manager", `{"url": "https://127.0.0.1:9/hooks", "events": null}`)

@@ -107,7 +107,7 @@ func (svc *Service) Complete(ctx context.Context, p apikit.Principal, id string,
 		if t.Status != Open {
 			return alreadyCompleted(t)
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		t.Status, t.CompletedAt, t.UpdatedAt = in.Outcome, &now, now
 		if p.MemberID != "" {
 			t.CompletedBy = &p.MemberID

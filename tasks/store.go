@@ -15,6 +15,8 @@ type Store interface {
 	Insert(ctx context.Context, t *Task) (bool, error)
 	// ForVisit returns the task of one visit of a step by an enrollment.
 	ForVisit(ctx context.Context, enrollmentID, stepID string, stepStartedAt time.Time) (*Task, error)
+	// ByID returns the workspace's task with id. Returns sql.ErrNoRows
+	// (db.IsNoRows) if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string) (*Task, error)
 	// Finish completes t if it is still open; it reports whether it did.
 	Finish(ctx context.Context, t *Task) (bool, error)

@@ -271,7 +271,7 @@ func (svc *Service) change(ctx context.Context, p apikit.Principal, id string, f
 		if w, err = svc.webhook(ctx, p, id); err != nil {
 			return err
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		w.UpdatedAt = now
 		cols, err := fn(ctx, w, now)
 		if err != nil {
@@ -375,7 +375,7 @@ func (svc *Service) Replay(ctx context.Context, p apikit.Principal, id string) (
 		if err != nil {
 			return err
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		out = &Delivery{ID: apikit.NewID(), WorkspaceID: orig.WorkspaceID, WebhookID: orig.WebhookID, EventID: orig.EventID, Type: orig.Type,
 			Payload: string(b), Status: Pending, NextAttemptAt: &now, ReplayOf: &orig.ID, CreatedAt: now, UpdatedAt: now}
 		_, err = svc.db.IDB(ctx).NewInsert().Model(out).Exec(ctx)

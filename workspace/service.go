@@ -248,7 +248,7 @@ func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, err
 	var key *Key
 	var secret string
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		now := s.clock.Now()
+		now := db.Now(ctx, s.clock)
 		w, err := s.ByName(ctx, in.Workspace)
 		if err != nil {
 			return err
@@ -539,4 +539,10 @@ func (s *Service) IsMember(ctx context.Context, workspaceID, memberID string) (b
 	}
 	return s.db.IDB(ctx).NewSelect().Model((*Member)(nil)).
 		Where("workspace_id = ? AND id = ? AND active", workspaceID, memberID).Exists(ctx)
+}
+
+// Named returns the workspace's entries of kind, all of them when ids is
+// nil, else those among ids that exist, by name.
+func (s *Service) Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error) {
+	return s.store.Named(ctx, workspaceID, kind, ids)
 }

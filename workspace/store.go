@@ -242,7 +242,7 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 	err := s.db.SelectPrepared(ctx, &rows, `SELECT k.id AS key_id, k.name AS key_name, k.role AS key_role, k.expires_at, k.revoked_at, k.last_used_at,
 			m.id AS member_id, m.email AS member_email, m.role AS member_role, m.active AS member_active,
 			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id,
-			coalesce((SELECT av.version FROM auth_versions AS av WHERE av.workspace_id = w.id), 0) AS auth_version
+			`+AuthVersion("w.id")+` AS auth_version
 		FROM api_keys AS k
 		JOIN members AS m ON m.id = k.member_id
 		JOIN workspaces AS w ON w.id = k.workspace_id

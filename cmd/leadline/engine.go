@@ -16,7 +16,6 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/platform"
-	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
@@ -273,7 +272,7 @@ func cmdReports(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer d.Close()
 	start := time.Now()
-	n, err := reports.NewService(d, apikit.SystemClock{}, nil).Rebuild(ctx, w.ID)
+	n, err := platform.New(platform.Config{DB: d}).Reports.Rebuild(ctx, w.ID)
 	if err != nil {
 		return err
 	}

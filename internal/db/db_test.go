@@ -340,3 +340,32 @@ func probeTable(t *testing.T, d *db.DB, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestNow freezes the time once per transaction: every call in one reads
+// the clock's first reading, a nested InTx joins it, and the next
+// transaction reads the clock again.
+func TestNow(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	d := dbtest.Open(t, dbtest.Engines()[0])
+	ctx := context.Background()
+	start := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	clock := apikit.NewFakeClock(start)
+	is.Equal(db.Now(ctx, clock), start) // outside a transaction: the clock
+	err := d.InTx(ctx, func(ctx context.Context) error {
+		first := db.Now(ctx, clock)
+		clock.Advance(time.Second)
+		is.Equal(db.Now(ctx, clock), first)
+		return d.InTx(ctx, func(ctx context.Context) error {
+			clock.Advance(time.Second)
+			is.Equal(db.Now(ctx, clock), first) // joined: the same transaction
+			return nil
+		})
+	})
+	is.NoErr(err)
+	err = d.InTx(ctx, func(ctx context.Context) error {
+		is.Equal(db.Now(ctx, clock), start.Add(2*time.Second))
+		return nil
+	})
+	is.NoErr(err)
+}

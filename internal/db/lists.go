@@ -54,3 +54,20 @@ func Listed(ctx context.Context, idb bun.IDB, table, workspaceID, kind string, v
 	}
 	return out, nil
 }
+
+// Refs reads columns of a workspace's rows of table into T, by name and
+// id: all of them when ids is nil, else those among ids (none when ids is
+// empty). An area reads its own rows with it for what it shows other areas
+// of them (ids, names, clients); the others read them through the area.
+func Refs[T any](ctx context.Context, idb bun.IDB, table, workspaceID string, ids []string, columns ...string) ([]T, error) {
+	if ids != nil && len(ids) == 0 {
+		return nil, nil
+	}
+	q := idb.NewSelect().Table(table).Column(columns...).Where("workspace_id = ?", workspaceID)
+	if ids != nil {
+		q = q.Where("id IN (?)", bun.In(ids))
+	}
+	var out []T
+	err := q.OrderExpr("name, id").Scan(ctx, &out)
+	return out, err
+}

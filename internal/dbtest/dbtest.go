@@ -97,3 +97,15 @@ func randomSuffix() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Contract runs a store's contract suite once per engine (see Engines):
+// suite gets open, which makes a fresh, migrated database on the engine
+// for each test of the suite.
+func Contract(t *testing.T, suite func(t *testing.T, open func(t *testing.T) *db.DB)) {
+	t.Helper()
+	for _, e := range Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			suite(t, func(t *testing.T) *db.DB { return Open(t, e) })
+		})
+	}
+}
