@@ -4,6 +4,8 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -230,4 +232,149 @@ func (s *Server) documentInbound() {
 			"500": errorResponse("E_INTERNAL: the booking could not be recorded; the provider retries."),
 		},
 	})
+}
+
+// exampleTime is the instant examples in the document use.
+const exampleTime = "2026-11-02T09:15:00Z"
+
+// documentExamples gives every request body and every success answer of
+// the document an example, made from its schema where the operation gave
+// none, so that readers and mock servers see a whole, valid value.
+func (s *Server) documentExamples() {
+	oa := s.api.OpenAPI()
+	for _, item := range oa.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			var media []*huma.MediaType
+			if op.RequestBody != nil {
+				for _, mt := range op.RequestBody.Content {
+					media = append(media, mt)
+				}
+			}
+			for code, r := range op.Responses {
+				if strings.HasPrefix(code, "2") {
+					for _, mt := range r.Content {
+						media = append(media, mt)
+					}
+				}
+			}
+			for _, mt := range media {
+				if mt.Example != nil || len(mt.Examples) > 0 || mt.Schema == nil {
+					continue
+				}
+				if ex, ok := s.exampleOf(mt.Schema, 0); ok {
+					mt.Example = ex
+				}
+			}
+		}
+	}
+}
+
+// exampleOf makes a value that sc accepts: its own example or default
+// where it has one, otherwise a typical value of its type and format.
+// Optional properties are left out unless they have an example; ok is
+// false when no value can be made (a pattern other than the id's).
+func (s *Server) exampleOf(sc *huma.Schema, depth int) (any, bool) {
+	if sc == nil || depth > 12 {
+		return nil, false
+	}
+	if sc.Ref != "" {
+		return s.exampleOf(s.api.OpenAPI().Components.Schemas.SchemaFromRef(sc.Ref), depth+1)
+	}
+	if len(sc.Examples) > 0 {
+		return sc.Examples[0], true
+	}
+	if sc.Default != nil {
+		return sc.Default, true
+	}
+	if len(sc.Enum) > 0 {
+		return sc.Enum[0], true
+	}
+	if len(sc.AnyOf) > 0 {
+		return s.exampleOf(sc.AnyOf[0], depth+1)
+	}
+	if len(sc.OneOf) > 0 {
+		return s.exampleOf(sc.OneOf[0], depth+1)
+	}
+	switch sc.Type {
+	case huma.TypeObject:
+		out := map[string]any{}
+		for name, p := range sc.Properties {
+			required := slices.Contains(sc.Required, name)
+			if !required && len(p.Examples) == 0 {
+				continue
+			}
+			v, ok := s.exampleOf(p, depth+1)
+			if !ok {
+				if required {
+					return nil, false
+				}
+				continue
+			}
+			out[name] = v
+		}
+		if sc.MinProperties != nil && len(out) < *sc.MinProperties {
+			for name, p := range sc.Properties {
+				if _, have := out[name]; !have && len(out) < *sc.MinProperties {
+					if v, ok := s.exampleOf(p, depth+1); ok {
+						out[name] = v
+					}
+				}
+			}
+		}
+		return out, true
+	case huma.TypeArray:
+		n := 1
+		if sc.MinItems != nil && *sc.MinItems > 1 {
+			return nil, false
+		}
+		v, ok := s.exampleOf(sc.Items, depth+1)
+		if !ok {
+			return []any{}, sc.MinItems == nil || *sc.MinItems == 0
+		}
+		out := make([]any, 0, n)
+		return append(out, v), true
+	case huma.TypeString:
+		switch {
+		case sc.Format == "uuid":
+			return "0198f1a2-7b3c-7d4e-8f50-6a7b8c9d0e1f", true
+		case sc.Pattern != "":
+			return nil, false
+		case sc.Format == "date-time":
+			return exampleTime, true
+		case sc.Format == "date":
+			return exampleTime[:10], true
+		case sc.Format == "email":
+			return "ann.lee@example.com", true
+		case sc.Format == "uri" || sc.Format == "url":
+			return "https://example.com/hooks/leadline", true
+		}
+		ex := "text"
+		if sc.MinLength != nil && *sc.MinLength > len(ex) {
+			ex = strings.Repeat("x", *sc.MinLength)
+		}
+		if sc.MaxLength != nil && *sc.MaxLength < len(ex) {
+			ex = ex[:*sc.MaxLength]
+		}
+		return ex, true
+	case huma.TypeInteger, huma.TypeNumber:
+		v := 1.0
+		if sc.Minimum != nil && *sc.Minimum > v {
+			v = *sc.Minimum
+		}
+		if sc.Maximum != nil && *sc.Maximum < v {
+			v = *sc.Maximum
+		}
+		if sc.Type == huma.TypeInteger {
+			return int64(v), true
+		}
+		return v, true
+	case huma.TypeBoolean:
+		return true, true
+	case "":
+		return map[string]any{}, true
+	}
+	return nil, false
 }

@@ -163,6 +163,7 @@ func New(cfg Config) *Server {
 	s.registerReports()
 	s.finishSchemas()
 	s.documentRequestIDs()
+	s.documentExamples()
 	return s
 }
 
