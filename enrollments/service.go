@@ -151,7 +151,7 @@ func (svc *Service) Store() *BunStore { return svc.store }
 // EnrollInput is the body of a preview or a commit.
 type EnrollInput struct {
 	SequenceID string   `json:"sequence_id" format:"uuid" required:"true"`
-	LeadIDs    []string `json:"lead_ids" required:"true" minItems:"1" doc:"1 to 10,000 lead ids (more gives E_TOO_MANY); a repeated id counts once."`
+	LeadIDs    []string `json:"lead_ids" required:"true" minItems:"1" maxItems:"10000" format:"uuid" doc:"1 to 10,000 lead ids (more gives E_TOO_MANY); a repeated id counts once."`
 	Confirm    bool     `json:"confirm,omitempty" doc:"Commit only: must be true."`
 }
 

@@ -25,7 +25,7 @@ const (
 
 // EnrichInput is the body of an enrich call.
 type EnrichInput struct {
-	LeadIDs   []string `json:"lead_ids" minItems:"1" doc:"Leads to enrich, 1 to 5000 (more gives E_TOO_MANY)."`
+	LeadIDs   []string `json:"lead_ids" minItems:"1" maxItems:"5000" format:"uuid" doc:"Leads to enrich, 1 to 5000 (more gives E_TOO_MANY)."`
 	WantPosts bool     `json:"want_posts,omitempty" doc:"Also fetch the lead's recent posts."`
 	Force     bool     `json:"force,omitempty" doc:"Enrich even leads enriched in the last 90 days."`
 }

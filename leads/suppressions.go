@@ -19,7 +19,7 @@ type SuppressionsInput struct {
 	Emails            []string `json:"emails,omitempty" doc:"Email addresses, matched case-insensitively against work and personal emails."`
 	LinkedInIDs       []string `json:"linkedin_ids,omitempty" doc:"LinkedIn member ids."`
 	PublicIdentifiers []string `json:"public_identifiers,omitempty" doc:"LinkedIn vanity names (linkedin.com/in/<name>)."`
-	LeadIDs           []string `json:"lead_ids,omitempty" doc:"Existing leads to mark do-not-contact."`
+	LeadIDs           []string `json:"lead_ids,omitempty" format:"uuid" doc:"Existing leads to mark do-not-contact."`
 	Reason            string   `json:"reason,omitempty" maxLength:"500" doc:"Why, kept with each entry."`
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // ErrorBody is the envelope of every non-2xx answer:
-// {"error":{"code","message","remedy"}}.
+// {"error":{"code","message","remedy","request_id"}}.
 type ErrorBody struct {
 	Err    ErrorDetail `json:"error"`
 	status int
@@ -25,6 +25,25 @@ type ErrorDetail struct {
 	Code    string `json:"code" enum:"E_UNAUTHORIZED,E_PLAN_SUSPENDED,E_FORBIDDEN,E_NOT_FOUND,E_IDEMPOTENCY_MISMATCH,E_IN_PROGRESS,E_CONFLICT,E_PAYLOAD_INVALID,E_TOO_MANY,E_GRAPH_INVALID,E_RATE_LIMITED,E_INTERNAL" doc:"Stable error code."`
 	Message string `json:"message" doc:"What went wrong."`
 	Remedy  string `json:"remedy" doc:"What to do about it."`
+	// RequestID is the answer's X-Request-Id, for support and the logs.
+	RequestID string `json:"request_id" doc:"The answer's X-Request-Id: quote it when you report a problem; the server's request log has the same id."`
+}
+
+// withRequestID is b with the request id of the call that answers it.
+func withRequestID(b *ErrorBody, id string) *ErrorBody {
+	c := *b
+	c.Err.RequestID = id
+	return &c
+}
+
+// stampRequestID is a huma transformer: an error envelope that huma
+// writes (a handler's error, a refused parameter or body) carries the
+// call's request id.
+func stampRequestID(ctx huma.Context, _ string, v any) (any, error) {
+	if b, ok := v.(*ErrorBody); ok {
+		return withRequestID(b, requestIDOf(ctx.Context())), nil
+	}
+	return v, nil
 }
 
 // GetStatus is the HTTP status of the error.
@@ -76,7 +95,17 @@ func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 				details = append(details, fmt.Sprintf("unknown field %q", loc))
 				continue
 			}
-			details = append(details, fmt.Sprintf("%s: %s", loc, d.Message))
+			if strings.HasPrefix(d.Message, "expected array length <=") {
+				// The spec's caps on lists (maxItems in the document)
+				// answer E_TOO_MANY, as the services' own checks do.
+				return fromAPI(apikit.TooMany(fmt.Sprintf("%s holds more items than one call takes (%s).", loc, d.Message),
+					"Split the list over several calls."))
+			}
+			msg := d.Message
+			if msg == "expected string to match pattern "+apikit.IDPattern {
+				msg = "expected an id: a lower-case uuid"
+			}
+			details = append(details, fmt.Sprintf("%s: %s", loc, msg))
 			continue
 		}
 		if status < 500 {

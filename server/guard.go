@@ -267,13 +267,29 @@ func (s *Server) answerFromRecord(ctx huma.Context, rec *idemRecord, fp string) 
 		}
 		ctx.SetHeader("Idempotent-Replayed", "true")
 		ctx.SetStatus(rec.Status)
-		_, _ = ctx.BodyWriter().Write(rec.Body)
+		_, _ = ctx.BodyWriter().Write(restampRequestID(rec.Body, requestIDOf(ctx.Context())))
 	}
+}
+
+// restampRequestID gives a stored error envelope the request id of the
+// call it answers again, so that request_id always matches the answer's
+// X-Request-Id. Any other body is replayed as it was stored.
+func restampRequestID(body []byte, id string) []byte {
+	var env ErrorBody
+	if !bytes.Contains(body, []byte(`"request_id"`)) || json.Unmarshal(body, &env) != nil || env.Err.Code == "" {
+		return body
+	}
+	env.Err.RequestID = id
+	b, err := json.Marshal(&env)
+	if err != nil {
+		return body
+	}
+	return append(b, '\n')
 }
 
 // writeErr answers with err in the envelope.
 func (s *Server) writeErr(ctx huma.Context, err error) {
-	se := s.toStatusError(err).(*ErrorBody)
+	se := withRequestID(s.toStatusError(err).(*ErrorBody), requestIDOf(ctx.Context()))
 	ctx.SetHeader("Content-Type", "application/json")
 	ctx.SetStatus(se.status)
 	b, _ := json.Marshal(se)

@@ -165,6 +165,7 @@ func (e *env) call(method, path, key string, body any, headers ...string) *resp 
 	}
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, req)
+	checkContract(e.t, e.handler, req, rec)
 	r := &resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
 	_ = json.Unmarshal(r.Raw, &r.Body)
 	return r
@@ -182,8 +183,11 @@ func assertEnvelope(t *testing.T, r *resp, status int, code string) {
 		t.Fatalf("want %d %s, got %d %s", status, code, r.Status, raw)
 	}
 	e := r.Body["error"].(map[string]any)
-	if len(r.Body) != 1 || len(e) != 3 || e["message"] == "" || e["remedy"] == "" {
+	if len(r.Body) != 1 || len(e) != 4 || e["message"] == "" || e["remedy"] == "" {
 		t.Fatalf("not the error envelope: %s", r.Raw)
+	}
+	if id := r.Header.Get("X-Request-Id"); e["request_id"] != id {
+		t.Fatalf("the envelope's request_id %v is not the answer's X-Request-Id %q", e["request_id"], id)
 	}
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("content type %q", r.Header.Get("Content-Type"))

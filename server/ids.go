@@ -1,6 +1,9 @@
 package server
 
 import (
+	"reflect"
+	"strings"
+
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/leadline/leadline/apikit"
@@ -27,8 +30,12 @@ var registryEnums = map[string]func() []string{
 //     enums are declared once, in senders.Specs and sequences.Steps.
 func (s *Server) finishSchemas() {
 	var roots []*huma.Schema
-	for _, sc := range s.api.OpenAPI().Components.Schemas.Map() {
+	reg := s.api.OpenAPI().Components.Schemas
+	for name, sc := range reg.Map() {
 		roots = append(roots, sc)
+		if t := reg.TypeFromRef(schemaRef + name); t != nil {
+			nullAsSent(sc, t)
+		}
 	}
 	for _, item := range s.api.OpenAPI().Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
@@ -43,7 +50,6 @@ func (s *Server) finishSchemas() {
 	s.eachSchema(roots, func(sc *huma.Schema) {
 		if sc.Format == "uuid" && sc.Pattern == "" {
 			sc.Pattern = apikit.IDPattern
-			sc.PatternDescription = "an id: a lower-case uuid"
 			sc.PrecomputeMessages()
 		}
 		if len(sc.Enum) == 1 {
@@ -109,4 +115,76 @@ func (s *Server) bodyArraysNotNull(op *huma.Operation) {
 			sc.Nullable = false
 		}
 	})
+}
+
+const schemaRef = "#/components/schemas/"
+
+// nullAsSent makes the properties of sc, the schema of the Go struct t,
+// nullable exactly when the answer can hold null there, as the server
+// writes it (marshalAnswer, encoding/json's rules but for nil slices):
+//   - a slice is never null: an answer writes a nil one as [];
+//   - a map is null when nil, unless omitempty leaves it out;
+//   - a pointer is null when nil, unless omitempty leaves it out. huma
+//     already says so of pointers to scalars, but not of pointers to
+//     structs (a $ref, which cannot also be null: it becomes anyOf the
+//     reference and null), and its enums leave null out.
+//
+// huma's defaults say the opposite of the first (every slice nullable)
+// and nothing of the others, so a generated client either checks lists
+// for a null that never comes or fails on a null that does.
+func nullAsSent(sc *huma.Schema, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || sc == nil {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			nullAsSent(sc, f.Type) // huma inlines embedded structs' fields
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		prop := sc.Properties[name]
+		if prop == nil || f.Tag.Get("nullable") != "" {
+			continue
+		}
+		omitted := strings.Contains(","+opts+",", ",omitempty,")
+		ft := f.Type
+		switch {
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8:
+			prop.Nullable = false
+		case ft.Kind() == reflect.Map && !omitted:
+			prop.Nullable = true
+		case ft.Kind() == reflect.Pointer && !omitted:
+			nullable(sc, name, prop)
+		}
+	}
+}
+
+// nullable makes sc's property name, prop, accept null.
+func nullable(sc *huma.Schema, name string, prop *huma.Schema) {
+	if prop.Ref != "" {
+		sc.Properties[name] = &huma.Schema{Description: prop.Description,
+			AnyOf: []*huma.Schema{{Ref: prop.Ref}, {Type: "null"}}}
+		return
+	}
+	if prop.Type == "" {
+		return // any value, null included
+	}
+	prop.Nullable = true
+	if len(prop.Enum) > 0 && prop.Enum[len(prop.Enum)-1] != nil {
+		prop.Enum = append(prop.Enum, nil)
+	}
+	prop.PrecomputeMessages()
 }

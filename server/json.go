@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // jsonFormat is the one body format leadline speaks. Bodies are taken
@@ -18,8 +20,32 @@ import (
 // match case-sensitively (huma.ValidateStrictCasing), and numbers inside
 // free-form objects keep every digit (json.Number instead of float64).
 var jsonFormat = huma.Format{
-	Marshal:   huma.DefaultJSONFormat.Marshal,
+	Marshal:   marshalAnswer,
 	Unmarshal: strictUnmarshal,
+}
+
+// stdNumber writes encoding/json's Number, which free-form values decode
+// into (strictUnmarshal), as the number it holds, as encoding/json does.
+var stdNumber = jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, n json.Number) error {
+	if n == "" {
+		n = "0"
+	}
+	return enc.WriteValue(jsontext.Value(n))
+})
+
+// marshalAnswer writes v as encoding/json would, with one difference: a
+// nil slice is written as [] rather than null. A list in an answer is
+// always an array, so the document can say so (finishSchemas) and
+// generated clients need no null checks on lists. A nil map or pointer is
+// still null, and the document says that too.
+func marshalAnswer(w io.Writer, v any) error {
+	b, err := jsonv2.Marshal(v, jsonv1.DefaultOptionsV1(), jsonv2.FormatNilSliceAsNull(false),
+		jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), jsonv2.WithMarshalers(stdNumber))
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func init() {

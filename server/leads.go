@@ -76,7 +76,7 @@ type tagsInput struct {
 	ID   string `path:"id" format:"uuid"`
 	Body struct {
 		TagID  *string  `json:"tag_id,omitempty" nullable:"false" format:"uuid" doc:"One tag id."`
-		TagIDs []string `json:"tag_ids,omitempty" nullable:"false" doc:"Tag ids. tag_id and tag_ids together name 1 to 20 tags (more gives E_TOO_MANY), each once (a repeated id gives E_PAYLOAD_INVALID)."`
+		TagIDs []string `json:"tag_ids,omitempty" nullable:"false" maxItems:"20" format:"uuid" doc:"Tag ids. tag_id and tag_ids together name 1 to 20 tags (more gives E_TOO_MANY), each once (a repeated id gives E_PAYLOAD_INVALID)."`
 	}
 }
 
@@ -88,14 +88,14 @@ type untagInput struct {
 type setStageInput struct {
 	ID   string `path:"id" format:"uuid"`
 	Body struct {
-		StageID *string `json:"stage_id" required:"true" doc:"A stage id from GET /v1/me, or null to clear the stage."`
+		StageID *string `json:"stage_id" required:"true" format:"uuid" doc:"A stage id from GET /v1/me, or null to clear the stage."`
 	}
 }
 
 type setListInput struct {
 	ID   string `path:"id" format:"uuid"`
 	Body struct {
-		ListID *string `json:"list_id" required:"true" doc:"A list id from GET /v1/me, or null to clear the list."`
+		ListID *string `json:"list_id" required:"true" format:"uuid" doc:"A list id from GET /v1/me, or null to clear the list."`
 	}
 }
 

@@ -2,12 +2,12 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"path"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -17,7 +17,29 @@ import (
 
 type requestIDKey struct{}
 
-var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// maxRequestID is the longest X-Request-Id a caller may choose.
+const maxRequestID = 200
+
+// validRequestID reports whether a caller's X-Request-Id is one the
+// server keeps: 1 to 200 printable ASCII characters (spaces inside
+// allowed). Anything else is replaced by a generated id.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x20 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// requestIDOf is the request id withRequestLog gave the call of ctx.
+func requestIDOf(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
 
 // statusWriter remembers the status written through it.
 type statusWriter struct {
@@ -49,10 +71,11 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-Id")
-		if !validRequestID.MatchString(id) {
+		if len(r.Header.Values("X-Request-Id")) != 1 || !validRequestID(id) {
 			id = apikit.NewID()
 		}
 		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -197,7 +220,10 @@ func writeNotFound(w http.ResponseWriter, what, remedy string) {
 	writeEnvelope(w, body)
 }
 
+// writeEnvelope answers with b, stamped with the request id that
+// withRequestLog set on w.
 func writeEnvelope(w http.ResponseWriter, b *ErrorBody) {
+	b = withRequestID(b, w.Header().Get("X-Request-Id"))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(b.status)
 	var buf bytes.Buffer

@@ -4,12 +4,40 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/leadline/leadline/apikit"
 )
+
+// documentTags are the document's top-level tags: every operation's tag,
+// in the order a reader meets the product.
+var documentTags = []*huma.Tag{
+	{Name: "Meta", Description: "The key's own view: who it acts as, and the workspace's clients, stages, tags and lists."},
+	{Name: "Leads", Description: "People to reach: create or update by email or LinkedIn, tag, stage, list, suppress, enrich and read their timeline."},
+	{Name: "Senders", Description: "The LinkedIn accounts and mailboxes that send, their transports, budgets, warm-up and health."},
+	{Name: "Sequences", Description: "Step graphs of LinkedIn and email actions, with their senders, activation and statistics."},
+	{Name: "Enrollments", Description: "Leads in sequences: preview, then commit; pause, resume, stop and read why a lead is not being contacted."},
+	{Name: "Inbox", Description: "Reply threads with their intent, assignment, review and replies sent from leadline."},
+	{Name: "Tasks", Description: "Manual steps of sequences that a member does and marks done."},
+	{Name: "Webhooks", Description: "Signed event deliveries to the workspace's endpoints, with their attempts and replays."},
+	{Name: "Reports", Description: "Funnels, intents, costs, capacity and per-sequence statistics."},
+	{Name: "Bookings", Description: "Meetings booked through Cal.com or Calendly, received by signed webhooks."},
+}
+
+// describeDocument fills in what the document says of itself: contact,
+// licence, the default server, the default security (either form of API
+// key) and the tags.
+func describeDocument(oa *huma.OpenAPI) {
+	oa.Info.Contact = &huma.Contact{Name: "leadline", URL: "https://github.com/leadline/leadline"}
+	// The project names its licence in its repository.
+	oa.Info.License = &huma.License{Name: "See the leadline repository", URL: "https://github.com/leadline/leadline"}
+	oa.Servers = []*huma.Server{{URL: "http://127.0.0.1:8080", Description: "A leadline server run locally with `leadline serve`; replace it with your deployment's address."}}
+	oa.Security = []map[string][]string{{"bearer": {}}, {"apiKey": {}}}
+	oa.Tags = documentTags
+}
 
 // operation returns the registered operation at method and path.
 func (s *Server) operation(method, path string) *huma.Operation {
@@ -41,17 +69,42 @@ func (s *Server) documentAlso(method, path, have, status, description string) {
 	op.Responses[status] = &r
 }
 
-func intHeader(doc string) *huma.Param {
-	return &huma.Param{Description: doc, Schema: &huma.Schema{Type: huma.TypeInteger}}
+func intHeader(doc string) *huma.Header {
+	return &huma.Header{Description: doc, Schema: &huma.Schema{Type: huma.TypeInteger}}
+}
+
+// headerComponents are the response headers leadline sends, declared
+// once under components.headers and referenced by every answer that
+// carries them, so that generated clients have one type for each.
+var headerComponents = map[string]*huma.Header{
+	"X-RateLimit-Limit":     intHeader("Calls per hour this key may make in the call's rate class."),
+	"X-RateLimit-Remaining": intHeader("Calls left in the current window of that class."),
+	"X-RateLimit-Reset":     intHeader("Unix seconds at which the window resets."),
+	"Retry-After":           intHeader("Seconds until the hourly window resets."),
+	"Idempotent-Replayed": {
+		Description: "`true` when this is the stored answer to an earlier call with the same Idempotency-Key.",
+		Schema:      &huma.Schema{Type: huma.TypeString, Enum: []any{"true"}},
+	},
+	"X-Request-Id": {
+		Description: "The call's id: the request's own X-Request-Id when it sent one of 1 to 200 printable ASCII characters, a generated one otherwise. " +
+			"Error envelopes repeat it as `request_id`, and the server's request log has it.",
+		Required: true,
+		Schema:   &huma.Schema{Type: huma.TypeString, MinLength: ptrInt(1), MaxLength: ptrInt(maxRequestID)},
+	},
+}
+
+// headerRefs are references to the named header components.
+func headerRefs(names ...string) map[string]*huma.Header {
+	out := map[string]*huma.Header{}
+	for _, n := range names {
+		out[n] = &huma.Header{Ref: "#/components/headers/" + n}
+	}
+	return out
 }
 
 // rateLimitHeaders are on every answer to a call made with a valid key:
 // every such call counts against a budget, whatever its answer.
-var rateLimitHeaders = map[string]*huma.Param{
-	"X-RateLimit-Limit":     intHeader("Calls per hour this key may make in the call's rate class."),
-	"X-RateLimit-Remaining": intHeader("Calls left in the current window of that class."),
-	"X-RateLimit-Reset":     intHeader("Unix seconds at which the window resets."),
-}
+var rateLimitHeaders = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
 
 // idempotencyKeyParam is the header every write accepts.
 func idempotencyKeyParam() *huma.Param {
@@ -66,40 +119,66 @@ func idempotencyKeyParam() *huma.Param {
 func ptrInt(n int) *int { return &n }
 
 // documentHeaders adds the headers that guard reads and writes to a
-// registered operation: Idempotency-Key on writes, the rate-limit headers
-// on its answers but 401, 402 (no valid key, no budget) and 500,
-// Retry-After on 429 and Idempotent-Replayed on the success answers of
-// writes.
+// registered operation: Idempotency-Key on writes; the rate-limit headers
+// on its answers but 401 and 402 (no valid key, no budget; a 500 after
+// the count has them, one before it has not);
+// Retry-After on 429; and, on writes, Idempotent-Replayed on every answer
+// a replay can repeat (all but 401, 402, 429 and 500: a replay is counted
+// and admitted first, and 5xx answers are not stored).
 func (s *Server) documentHeaders(method, path string, class apikit.RateClass) {
 	op := s.operation(method, path)
 	if class != apikit.ClassRead {
 		op.Parameters = append(op.Parameters, idempotencyKeyParam())
 	}
 	for code, r := range op.Responses {
-		headers := maps.Clone(r.Headers)
-		if headers == nil {
-			headers = map[string]*huma.Param{}
-		}
-		switch {
-		case strings.HasPrefix(code, "2"):
-			maps.Copy(headers, rateLimitHeaders)
-			if class != apikit.ClassRead {
-				headers["Idempotent-Replayed"] = &huma.Param{
-					Description: "`true` when this is the stored answer to an earlier call with the same Idempotency-Key.",
-					Schema:      &huma.Schema{Type: huma.TypeString, Enum: []any{"true"}},
-				}
-			}
-		case code == "429":
-			maps.Copy(headers, rateLimitHeaders)
-			headers["Retry-After"] = intHeader("Seconds until the hourly window resets.")
-		case code == "401" || code == "402" || code == "500":
-			continue
+		var names []string
+		switch code {
+		case "401", "402":
+		case "500":
+			names = append(names, rateLimitHeaders...)
+		case "429":
+			names = append(names, rateLimitHeaders...)
+			names = append(names, "Retry-After")
 		default:
-			maps.Copy(headers, rateLimitHeaders)
+			names = append(names, rateLimitHeaders...)
+			if class != apikit.ClassRead {
+				names = append(names, "Idempotent-Replayed")
+			}
 		}
+		names = append(names, "X-Request-Id")
 		copied := *r
-		copied.Headers = headers
+		copied.Headers = maps.Clone(r.Headers)
+		if copied.Headers == nil {
+			copied.Headers = map[string]*huma.Header{}
+		}
+		maps.Copy(copied.Headers, headerRefs(names...))
 		op.Responses[code] = &copied
+	}
+}
+
+// documentRequestIDs declares the header components and X-Request-Id on
+// every answer of every operation: withRequestLog sets it on them all.
+func (s *Server) documentRequestIDs() {
+	oa := s.api.OpenAPI()
+	if oa.Components.Headers == nil {
+		oa.Components.Headers = map[string]*huma.Header{}
+	}
+	maps.Copy(oa.Components.Headers, headerComponents)
+	for _, item := range oa.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			for code, r := range op.Responses {
+				copied := *r
+				copied.Headers = maps.Clone(r.Headers)
+				if copied.Headers == nil {
+					copied.Headers = map[string]*huma.Header{}
+				}
+				maps.Copy(copied.Headers, headerRefs("X-Request-Id"))
+				op.Responses[code] = &copied
+			}
+		}
 	}
 }
 
@@ -153,4 +232,149 @@ func (s *Server) documentInbound() {
 			"500": errorResponse("E_INTERNAL: the booking could not be recorded; the provider retries."),
 		},
 	})
+}
+
+// exampleTime is the instant examples in the document use.
+const exampleTime = "2026-11-02T09:15:00Z"
+
+// documentExamples gives every request body and every success answer of
+// the document an example, made from its schema where the operation gave
+// none, so that readers and mock servers see a whole, valid value.
+func (s *Server) documentExamples() {
+	oa := s.api.OpenAPI()
+	for _, item := range oa.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op == nil {
+				continue
+			}
+			var media []*huma.MediaType
+			if op.RequestBody != nil {
+				for _, mt := range op.RequestBody.Content {
+					media = append(media, mt)
+				}
+			}
+			for code, r := range op.Responses {
+				if strings.HasPrefix(code, "2") {
+					for _, mt := range r.Content {
+						media = append(media, mt)
+					}
+				}
+			}
+			for _, mt := range media {
+				if mt.Example != nil || len(mt.Examples) > 0 || mt.Schema == nil {
+					continue
+				}
+				if ex, ok := s.exampleOf(mt.Schema, 0); ok {
+					mt.Example = ex
+				}
+			}
+		}
+	}
+}
+
+// exampleOf makes a value that sc accepts: its own example or default
+// where it has one, otherwise a typical value of its type and format.
+// Optional properties are left out unless they have an example; ok is
+// false when no value can be made (a pattern other than the id's).
+func (s *Server) exampleOf(sc *huma.Schema, depth int) (any, bool) {
+	if sc == nil || depth > 12 {
+		return nil, false
+	}
+	if sc.Ref != "" {
+		return s.exampleOf(s.api.OpenAPI().Components.Schemas.SchemaFromRef(sc.Ref), depth+1)
+	}
+	if len(sc.Examples) > 0 {
+		return sc.Examples[0], true
+	}
+	if sc.Default != nil {
+		return sc.Default, true
+	}
+	if len(sc.Enum) > 0 {
+		return sc.Enum[0], true
+	}
+	if len(sc.AnyOf) > 0 {
+		return s.exampleOf(sc.AnyOf[0], depth+1)
+	}
+	if len(sc.OneOf) > 0 {
+		return s.exampleOf(sc.OneOf[0], depth+1)
+	}
+	switch sc.Type {
+	case huma.TypeObject:
+		out := map[string]any{}
+		for name, p := range sc.Properties {
+			required := slices.Contains(sc.Required, name)
+			if !required && len(p.Examples) == 0 {
+				continue
+			}
+			v, ok := s.exampleOf(p, depth+1)
+			if !ok {
+				if required {
+					return nil, false
+				}
+				continue
+			}
+			out[name] = v
+		}
+		if sc.MinProperties != nil && len(out) < *sc.MinProperties {
+			for name, p := range sc.Properties {
+				if _, have := out[name]; !have && len(out) < *sc.MinProperties {
+					if v, ok := s.exampleOf(p, depth+1); ok {
+						out[name] = v
+					}
+				}
+			}
+		}
+		return out, true
+	case huma.TypeArray:
+		n := 1
+		if sc.MinItems != nil && *sc.MinItems > 1 {
+			return nil, false
+		}
+		v, ok := s.exampleOf(sc.Items, depth+1)
+		if !ok {
+			return []any{}, sc.MinItems == nil || *sc.MinItems == 0
+		}
+		out := make([]any, 0, n)
+		return append(out, v), true
+	case huma.TypeString:
+		switch {
+		case sc.Format == "uuid":
+			return "0198f1a2-7b3c-7d4e-8f50-6a7b8c9d0e1f", true
+		case sc.Pattern != "":
+			return nil, false
+		case sc.Format == "date-time":
+			return exampleTime, true
+		case sc.Format == "date":
+			return exampleTime[:10], true
+		case sc.Format == "email":
+			return "ann.lee@example.com", true
+		case sc.Format == "uri" || sc.Format == "url":
+			return "https://example.com/hooks/leadline", true
+		}
+		ex := "text"
+		if sc.MinLength != nil && *sc.MinLength > len(ex) {
+			ex = strings.Repeat("x", *sc.MinLength)
+		}
+		if sc.MaxLength != nil && *sc.MaxLength < len(ex) {
+			ex = ex[:*sc.MaxLength]
+		}
+		return ex, true
+	case huma.TypeInteger, huma.TypeNumber:
+		v := 1.0
+		if sc.Minimum != nil && *sc.Minimum > v {
+			v = *sc.Minimum
+		}
+		if sc.Maximum != nil && *sc.Maximum < v {
+			v = *sc.Maximum
+		}
+		if sc.Type == huma.TypeInteger {
+			return int64(v), true
+		}
+		return v, true
+	case huma.TypeBoolean:
+		return true, true
+	case "":
+		return map[string]any{}, true
+	}
+	return nil, false
 }

@@ -137,15 +137,17 @@ func New(cfg Config) *Server {
 	hc.SchemasPath = "/v1/schemas"
 	s.schemasPath = hc.SchemasPath
 	hc.RejectUnknownQueryParameters = true
+	hc.Transformers = append(hc.Transformers, stampRequestID)
 	// JSON only, decoded strictly (json.go): no second format whose decoder
 	// would skip those checks.
 	hc.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	hc.Info.Description = "leadline moves leads in, enrols them in LinkedIn and email sequences, reads replies and reports. " +
 		"Every call needs an API key, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`."
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer"},
-		"apiKey": {Type: "apiKey", In: "header", Name: "X-API-Key"},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An API key as `Authorization: Bearer <key>`."},
+		"apiKey": {Type: "apiKey", In: "header", Name: "X-API-Key", Description: "An API key as `X-API-Key: <key>`."},
 	}
+	describeDocument(hc.OpenAPI)
 	s.api = humago.New(s.mux, hc)
 	chainErrors()
 	documentErrorsAsEnvelope(s.api)
@@ -169,6 +171,8 @@ func New(cfg Config) *Server {
 	s.registerReports()
 	s.registerImports()
 	s.finishSchemas()
+	s.documentRequestIDs()
+	s.documentExamples()
 	return s
 }
 
