@@ -216,6 +216,7 @@ func (s *Server) registerLeads() {
 		}
 		return detailOut(d), nil
 	})
+	s.requireOneOf(http.MethodPost, "/v1/leads/{id}/tags", "tag_id", "tag_ids")
 
 	register(s, huma.Operation{
 		OperationID: "untag-lead", Method: http.MethodDelete, Path: "/v1/leads/{id}/tags/{tag_id}", Tags: tags,

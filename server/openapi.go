@@ -378,3 +378,20 @@ func (s *Server) exampleOf(sc *huma.Schema, depth int) (any, bool) {
 	}
 	return nil, false
 }
+
+// requireOneOf says of the request body of the operation at method and
+// path that it must hold at least one of fields, its only properties:
+// minProperties 1, a keyword every generator and validator reads, with the
+// alternatives named in its description.
+func (s *Server) requireOneOf(method, path string, fields ...string) {
+	op := s.operation(method, path)
+	for _, mt := range op.RequestBody.Content {
+		sc := mt.Schema
+		if sc.Ref != "" {
+			sc = s.api.OpenAPI().Components.Schemas.SchemaFromRef(sc.Ref)
+		}
+		sc.MinProperties = ptrInt(1)
+		sc.Description = strings.TrimSpace(sc.Description + " Send " + strings.Join(fields, " or ") + ", or both.")
+		sc.PrecomputeMessages()
+	}
+}
