@@ -39,7 +39,8 @@ func (s *Server) registerImports() {
 	tags := []string{"Leads"}
 	register(s, huma.Operation{
 		OperationID: "import-leads", Method: http.MethodPost, Path: "/v1/leads/import", Tags: tags,
-		Summary: "Import leads from a CSV file",
+		DefaultStatus: http.StatusAccepted,
+		Summary:       "Import leads from a CSV file",
 		Description: "Takes a CSV file (`Content-Type: text/csv`, at most 2 MiB: split larger files, or use `leadline import`) " +
 			"and answers 202 with an import job to poll at GET /v1/imports/{id}. The server imports the file in the background " +
 			"with this key's rights: every row is created or updated with the rules of POST /v1/leads (matching order, fields " +
