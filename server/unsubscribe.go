@@ -2,9 +2,8 @@ package server
 
 import (
 	"html/template"
-	"io"
+	"mime"
 	"net/http"
-	"net/url"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/leads"
@@ -66,9 +65,17 @@ func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request) {
 		unsubscribeHTML(w, http.StatusNotFound, unsubscribeNotFound)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
-	form, perr := url.ParseQuery(string(body))
-	if err != nil || perr != nil || form.Get("List-Unsubscribe") != "One-Click" {
+	// RFC 8058: the body is a form, urlencoded or multipart.
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	var err error
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		err = r.ParseMultipartForm(64 << 10)
+	} else {
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		err = r.ParseForm()
+	}
+	form := r.PostForm
+	if err != nil || form.Get("List-Unsubscribe") != "One-Click" {
 		unsubscribeHTML(w, http.StatusBadRequest, unsubscribeView{Title: "Not unsubscribed",
 			Text: "The request did not carry List-Unsubscribe=One-Click. Open the link and press the button."})
 		return

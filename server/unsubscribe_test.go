@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"mime/multipart"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -75,5 +77,20 @@ func TestUnsubscribeLink(t *testing.T) {
 		code, page = send("POST", token, "List-Unsubscribe=One-Click&page=1")
 		is.Equal(code, 200)
 		is.True(strings.Contains(page, "Unsubscribed"))
+
+		// RFC 8058 allows a multipart form too.
+		bo := e.lead("member", map[string]any{"name": "Bo Chen", "email_work": "bo@example.test"})["id"].(string)
+		boToken, err := leads.UnsubscribeToken(secret.TestKey(), w.ID, bo)
+		is.NoErr(err)
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		is.NoErr(mw.WriteField("List-Unsubscribe", "One-Click"))
+		is.NoErr(mw.Close())
+		req := httptest.NewRequest("POST", "/unsubscribe/"+boToken, &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		rec := httptest.NewRecorder()
+		e.handler.ServeHTTP(rec, req)
+		is.Equal(rec.Code, 200)
+		is.True(e.call("GET", "/v1/leads/"+bo, "member", nil).data()["do_not_contact"].(bool))
 	})
 }

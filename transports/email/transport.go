@@ -45,9 +45,10 @@ type Transport struct {
 
 // box is one sender's connections; its lock makes one send at a time.
 type box struct {
-	mu    sync.Mutex
-	smtp  *mail.Client
-	imap  *imapclient.Client
+	mu   sync.Mutex
+	smtp *mail.Client
+	imap *imapclient.Client
+	// timer closes the connections when idle; Transport.mu guards it.
 	timer *time.Timer
 }
 
@@ -183,6 +184,8 @@ func (t *Transport) box(senderID string) *box {
 // idle closes b's connections when no work came for a while (wall time:
 // it bounds open connections and decides no outcome).
 func (t *Transport) idle(senderID string, b *box) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	b.timer = time.AfterFunc(t.cfg.Idle, func() {
 		t.mu.Lock()
 		if t.boxes[senderID] == b {
