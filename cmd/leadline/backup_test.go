@@ -13,6 +13,7 @@ import (
 // opens with everything in it; a second backup to the same file, and a
 // backup of Postgres, are refused.
 func TestBackupAndRestore(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dir := t.TempDir()
 	dbPath, setup, copyPath := filepath.Join(dir, "l.db"), filepath.Join(dir, "setup.yaml"), filepath.Join(dir, "backup.db")

@@ -16,6 +16,7 @@ import (
 )
 
 func TestClassifierTrainAndEval(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "replies.jsonl")
@@ -55,6 +56,7 @@ func TestClassifierTrainAndEval(t *testing.T) {
 // A workspace's model is trained on its hand-set intents, stored, and
 // used only when it beats the built-in one on the held-out fifth.
 func TestClassifierTrainFromWorkspace(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dbPath := filepath.Join(t.TempDir(), "demo.db")
 	_, err := runCmd("demo", "--db", dbPath)

@@ -19,6 +19,7 @@ import (
 // TestDemoReports runs the demo and reads every report route with its
 // client_viewer key: the two simulated weeks show in each of them.
 func TestDemoReports(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dbPath := filepath.Join(t.TempDir(), "demo.db")
 	out, err := runCmd("demo", "--db", dbPath)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestImportCommand(t *testing.T) {
+	t.Parallel()
 	for _, e := range dbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) { testImportCommand(t, e) })
 	}

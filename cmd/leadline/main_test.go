@@ -44,6 +44,7 @@ func runCmd(args ...string) (string, error) {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "l.db")
@@ -141,6 +142,7 @@ func TestCommands(t *testing.T) {
 // --help and exits 0; version prints the build; a mistyped database is
 // refused instead of silently created.
 func TestHelpVersionAndMistypedDatabases(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "--help"}, {"serve", "-h"}, {"migrate", "--help"}, {"apply", "-h"},
 		{"demo", "--help"}, {"work", "--help"}, {"simulate", "-h"}, {"events", "--help"}, {"events", "export", "--help"}, {"reports", "--help"}, {"reports", "rebuild", "-h"}, {"keys", "--help"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "--help"},

@@ -16,6 +16,7 @@ import (
 // TestServeMetrics: serve with --metrics-addr answers /metrics on its own
 // address without a key, and counts the API's calls there.
 func TestServeMetrics(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()

@@ -18,6 +18,7 @@ import (
 // TestServeAndShutDown starts the server on a free port, calls it, and
 // stops it the way a SIGTERM does.
 func TestServeAndShutDown(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -54,6 +55,7 @@ func TestServeAndShutDown(t *testing.T) {
 // TestServeOnABusyPort: a port another program holds is refused with how
 // to pick another address.
 func TestServeOnABusyPort(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	is.NoErr(err)
@@ -70,6 +72,7 @@ func TestServeOnABusyPort(t *testing.T) {
 // followed by the kind of value it takes, or by nothing for a switch;
 // usage text in backquotes would be printed as the flag's argument.
 func TestFlagHelpNamesNoFalseArgument(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	flagLine := regexp.MustCompile(`^  -(\S+)(?: (.*))?$`)
 	kinds := map[string]bool{"": true, "string": true, "int": true, "int64": true, "uint": true, "uint64": true, "float": true, "duration": true, "value": true}

@@ -24,6 +24,7 @@ import (
 // key, and a workspace without an owner or manager gets the command that
 // makes one.
 func TestSimulatePrintsAManagerKey(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	dsn := filepath.Join(t.TempDir(), "sim.db")
