@@ -17,7 +17,6 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
-	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/workspace"
@@ -86,13 +85,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer d.Close()
-	key, err := secretKey(ctx, d, *dsn, logger)
+	pl, err := runningPlatform(ctx, d, *dsn, logger, *allowPrivate, cls, *public)
 	if err != nil {
 		return err
 	}
-	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
-	cls.apply(pl.Inbox)
-	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	srv := server.New(server.Config{Platform: pl, Logger: logger, Limits: limits})
 	ln, err := listen(*addr)
 	if err != nil {

@@ -29,6 +29,20 @@ func publicURLFlag(fs *flag.FlagSet) *string {
 	return fs.String("public-url", os.Getenv("LEADLINE_PUBLIC_URL"), "the server's public base URL, e.g. https://leadline.example.com: unsubscribe links and provider webhooks use it (default $LEADLINE_PUBLIC_URL)")
 }
 
+// runningPlatform is the platform of serve and work: the server's secret
+// key, the webhook guard, the classifier flags, and every transport (the
+// sandbox, mailboxes, Unipile) reaching out from publicURL.
+func runningPlatform(ctx context.Context, d *db.DB, dsn string, logger *slog.Logger, allowPrivate bool, cls classifierOpts, publicURL string) (*platform.Platform, error) {
+	key, err := secretKey(ctx, d, dsn, logger)
+	if err != nil {
+		return nil, err
+	}
+	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(allowPrivate)})
+	cls.apply(pl.Inbox)
+	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: publicURL, Seed: time.Now().UnixNano()}))
+	return pl, nil
+}
+
 // runMailReader reads the smtp senders' inboxes until ctx ends.
 func runMailReader(ctx context.Context, pl *platform.Platform, logger *slog.Logger) {
 	if err := pl.MailReader(nil).Run(ctx); err != nil && ctx.Err() == nil {
@@ -123,13 +137,10 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer d.Close()
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	key, err := secretKey(ctx, d, *dsn, logger)
+	pl, err := runningPlatform(ctx, d, *dsn, logger, *allowPrivate, cls, *public)
 	if err != nil {
 		return err
 	}
-	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key, Webhooks: webhookGuard(*allowPrivate)})
-	cls.apply(pl.Inbox)
-	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: *public, Seed: time.Now().UnixNano()}))
 	metricsDone, err := serveMetrics(ctx, *metricsAddr, pl, stdout, logger)
 	if err != nil {
 		return err
