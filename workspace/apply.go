@@ -144,7 +144,7 @@ func (s *Service) ApplyWorkspace(ctx context.Context, ws WorkspaceSpec) (*Worksp
 }
 
 func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) (*Workspace, []string, error) {
-	now := s.clock.Now()
+	now := db.Now(ctx, s.clock)
 	var changes []string
 	say := func(format string, args ...any) {
 		changes = append(changes, fmt.Sprintf("workspace %s: ", ws.Name)+fmt.Sprintf(format, args...))

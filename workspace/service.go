@@ -384,8 +384,9 @@ func (s *Service) RevokeKey(ctx context.Context, workspace, id string) (*Key, er
 		return nil, err
 	}
 	if k.RevokedAt == nil {
-		now := s.clock.Now()
+		var now time.Time
 		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			now = db.Now(ctx, s.clock)
 			if err := s.store.RevokeKey(ctx, k.ID, now); err != nil {
 				return err
 			}
