@@ -360,7 +360,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	if action.Channel() == senders.LinkedIn && !enrollments.HasLinkedIn(lead) {
 		return failWith("missing_linkedin", "The lead has no LinkedIn id, provider id or public identifier.")
 	}
-	if action == senders.SendEmail && !enrollments.HasEmail(lead) {
+	if action.Channel() == senders.Email && !enrollments.HasEmail(lead) {
 		return failWith("missing_email", "The lead has no email address.")
 	}
 	texts, err := render(step, lead)
@@ -472,7 +472,9 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 }
 
 // threads reports whether an action of s continues the lead's
-// conversation: a message or an email through a transport that threads.
+// conversation: one that does (senders.ActionSpec.Continues) through a
+// transport that threads.
 func threads(s *senders.Sender, a senders.Action) bool {
-	return (a == senders.Message || a == senders.SendEmail) && senders.TransportKinds[s.Transport].Threads
+	spec, _ := a.Spec()
+	return spec.Continues && senders.TransportKinds[s.Transport].Threads
 }

@@ -228,9 +228,7 @@ type Inbox interface {
 // recovered action's request was built again from its step: templates are
 // pure, so the text is the one that was sent.
 func (r *Runner) toThread(ctx context.Context, e *enrollments.Enrollment, c *call, res senders.Result, now time.Time) error {
-	switch senders.Action(c.action.Action) {
-	case senders.Message, senders.InMail, senders.SendEmail:
-	default:
+	if spec, _ := senders.Action(c.action.Action).Spec(); !spec.Thread {
 		return nil
 	}
 	if c.recover && c.req.Subject == "" && c.req.Body == "" {
