@@ -143,7 +143,7 @@ const MaxBlacklistSnapshot = 10000
 // BlacklistSnapshot reads the workspace's blacklist into memory, or returns
 // nil when it has more than MaxBlacklistSnapshot entries.
 func (s *Service) BlacklistSnapshot(ctx context.Context, workspaceID string) (*Blacklist, error) {
-	var rows []blacklistRow
+	var rows []BlacklistEntry
 	if err := s.db.IDB(ctx).NewSelect().Model(&rows).Column("kind", "value").Where("workspace_id = ?", workspaceID).
 		Limit(MaxBlacklistSnapshot + 1).Scan(ctx); err != nil {
 		return nil, err
