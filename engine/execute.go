@@ -9,6 +9,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -25,7 +26,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollment
 				return nil, err
 			}
 		}
-		now := r.svc.clock.Now()
+		now := db.Now(ctx, r.svc.clock)
 		if e.Status != enrollments.Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
 			// Saves what an earlier step left unsaved, if anything.
 			e.LeaseUntil = nil
