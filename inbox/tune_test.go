@@ -78,3 +78,12 @@ func argmax(p [numIntents]float64) int {
 	}
 	return best
 }
+
+func init() {
+	if v, err := strconv.Atoi(os.Getenv("LEADLINE_TUNE_CUEW")); err == nil {
+		cueWeight = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("LEADLINE_TUNE_NEG")); err == nil {
+		negationScope = v
+	}
+}

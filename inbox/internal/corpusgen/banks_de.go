@@ -4,6 +4,7 @@ func init() {
 	banks["de"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Ok, lassen Sie uns sprechen.", "Ja, finden wir einen Termin.", "Klar, rufen Sie mich an.", "Das wäre super, buchen wir es ein.", "Ich schaue es mir gern an – Dienstagnachmittag ist frei.", "Für einen kurzen Call bin ich zu haben.", "Ja, ich bin interessiert. Welche Zeiten passen Ihnen?", "Sollten wir besprechen. Geht nächste Woche?", "Gut, schicken Sie eine Einladung, ich bin dabei.", "Lassen Sie uns einen Termin machen, vormittags passt es mir am besten.", "Gerne, dann zeigen Sie mal, was es kann.", "Ich bin offen dafür, schicken Sie einen Kalenderlink.",
 				"Klingt interessant, lassen Sie uns telefonieren.", "Ja, gerne. Passt Ihnen {day} um {time}?", "Gerne, schicken Sie mir eine Einladung für {day}.",
 				"Das kommt zur richtigen Zeit, wir schauen uns gerade Lösungen an. Wann haben Sie Zeit?", "Ja bitte, 20 Minuten {day} passen.",
 				"Eine kurze Demo wäre spannend. Ich bin {day} ab {time} frei.", "Ich wäre nicht abgeneigt, das mal zu sehen. Termin {day}?",
@@ -24,6 +25,7 @@ func init() {
 				"Interessant! Können wir uns {day} zusammensetzen?", "Ja, melden Sie sich gern telefonisch unter {phone}.",
 			},
 			"question": {
+				"Was kostet der Spaß?", "Haben Sie Referenzen, mit denen ich sprechen kann?", "Wie funktioniert die Abrechnung?", "Wo ist der Haken?", "Gibt es eine Vertragsbindung oder kann man jederzeit kündigen?", "Können Sie mir mehr Details per Mail schicken?", "Geht das nur per E-Mail oder auch telefonisch?", "Was brauche ich für die Einrichtung?", "Mit welchen CRMs arbeiten Sie zusammen?",
 				"Was kostet das für ein Team von {n} Personen?", "Gibt es eine Schnittstelle zu {tool}?", "Wo werden die Daten gespeichert?",
 				"Können Sie mir Unterlagen schicken?", "Wie unterscheidet sich das von {tool}?", "Gibt es eine kostenlose Testphase?",
 				"Wie lange dauert die Einführung?", "Ist das DSGVO-konform?", "Haben Sie Referenzkunden aus {industry}?",
@@ -38,6 +40,7 @@ func init() {
 				"Wo sitzen Ihre Server?", "Welche Zertifizierungen haben Sie, z. B. ISO 27001?",
 			},
 			"not_now": {
+				"Jetzt nicht, vielleicht in ein paar Monaten.", "Fragen Sie nächstes Jahr nochmal.", "Melden Sie sich im {month} wieder.", "Wir haben gerade zu viel zu tun, versuchen Sie es im {season}.", "Zurzeit nicht – eventuell später im Jahr.", "Lassen Sie uns im {season} sprechen.",
 				"Aktuell nicht, melden Sie sich gern im {season} wieder.", "Derzeit kein Budget, vielleicht nächstes Jahr.",
 				"Schlechter Zeitpunkt, wir stecken mitten in einer Umstellung. Bitte im {month} nochmal.", "Nicht vor {month}, wir sind voll ausgelastet.",
 				"Grundsätzlich spannend, aber erst im nächsten Quartal.", "Nicht dass es uns nicht interessiert — nur eben nicht dieses Jahr.",
@@ -51,6 +54,7 @@ func init() {
 				"Gerade ist viel los bei uns. Können wir das auf {month} verschieben?", "Fragen Sie mich bitte in einem halben Jahr noch mal.",
 			},
 			"not_interested": {
+				"Wir brauchen das nicht, danke.", "Bitte mailen Sie mir nicht mehr.", "Wir sind gut aufgestellt, danke.", "Nicht für uns, sorry.", "Danke, aber nein.", "Daran habe ich kein Interesse.", "Kein Budget und kein Interesse.", "Bitte austragen.", "Nein, wir sind zufrieden, wie es ist.", "Bitte kontaktieren Sie unser Team nicht mehr.", "Haben wir nicht vor.", "Bei uns kein Thema, und das bleibt auch so.",
 				"Kein Interesse, danke.", "Nein danke.", "Bitte entfernen Sie mich aus Ihrem Verteiler.", "Wir nutzen bereits {tool} und sind zufrieden.",
 				"Das ist nichts für uns.", "Bitte schreiben Sie mir nicht mehr.", "Kein Bedarf.", "Brauchen wir nicht.",
 				"Toll, noch eine Verkaufsmail. Genau das, was ich heute brauchte.", "Wir machen das intern und werden das auch nicht ändern.",
@@ -71,6 +75,7 @@ func init() {
 				"Ich bin auf einer Messe und lese meine E-Mails nur eingeschränkt. Ab {date} bin ich zurück.",
 			},
 			"wrong_person": {
+				"Ich bin nicht der richtige Ansprechpartner – bitte wenden Sie sich an unseren Vertriebsleiter.", "Das ist nicht mehr meine Rolle, ich habe im {month} intern gewechselt.", "Bitte kontaktieren Sie stattdessen {colleague}, sie kümmert sich um Partnerschaften.", "Über solche Tools entscheidet bei uns der Einkauf.", "Da sprechen Sie besser mit {colleague} aus der {dept}.", "Ich bin nur die Assistenz. Entscheiden tut {colleague}.", "Ich bin nicht im Vertrieb. Versuchen Sie {email}.", "Ich habe das an {colleague} übergeben, sie meldet sich, falls es passt.", "Das ist eine Frage für unseren CTO, nicht für mich.", "Ich bin jetzt in einem anderen Team, {colleague} ist dafür zuständig.", "Fragen Sie am besten {colleague}, er betreut unsere Vertriebstools.", "Ich verlasse {co} Ende des Monats, bitte wenden Sie sich künftig an {colleague}.", "Sie meinen wahrscheinlich meinen Kollegen {colleague}.", "Ich habe damit nichts zu tun, bitte an die Geschäftsleitung wenden.", "Zuständig ist unsere IT-Abteilung: {email}.",
 				"Da sind Sie bei mir falsch, bitte wenden Sie sich an {colleague}.", "Ich bin nicht mehr bei {co} tätig. Bitte kontaktieren Sie {email}.",
 				"Dafür bin ich nicht zuständig, das macht unser Einkauf.", "Klingt spannend, aber das entscheidet {colleague}, nicht ich. {email}",
 				"Ich habe {co} im {month} verlassen.", "Richtiger Ansprechpartner ist {colleague} aus dem Vertrieb.", "Ich leite Sie an {colleague} weiter, sie ist zuständig.",
@@ -83,6 +88,7 @@ func init() {
 				"Ich bin seit {month} in Rente, bitte wenden Sie sich an {colleague}.", "Das Thema liegt bei unserem Marketing, nicht bei mir.",
 			},
 			"unclear": {
+				"Danke für die Kontaktanfrage.", "Gerne vernetzt!", "Danke fürs Vernetzen.", "Was ist das?", "Was meinen Sie genau?", "Ich verstehe nicht ganz, was Sie anbieten.", "Helfen Sie mir auf die Sprünge – woher kennen wir uns?", "Ist das eine Massenmail?", "Danke, ich gebe es weiter.", "Ok, danke für den Hinweis.", "Vielleicht.", "Ich schlafe mal eine Nacht drüber.", "Danke, erhalten.", "Schönes Wochenende!", "Ich bespreche das mit meinem Chef.", "Ich komme ggf. auf Sie zu.", "Wo sitzen Sie denn?", "Hatten wir schon mal Kontakt?", "Danke für die netten Worte.", "Heute keine Zeit, ich lese es später.", "Können Sie in einem Satz sagen, was Sie machen?", "Wer hat Sie an mich verwiesen?", "Ich schaue mir das in Ruhe an.", "Okay.", "Danke, schönen Tag noch.", "Ich leite es mal an die Kollegen weiter und schaue, was sie sagen.",
 				"Danke!", "Wer sind Sie?", "Ok.", "Ich leite das intern weiter.", "Erhalten.", "Woher haben Sie meine Adresse?", "Hm.",
 				"Ich schaue es mir an.", "Danke für die Vernetzung!", "Worum geht es genau?", "Ich melde mich.", "Frohe Weihnachten!",
 				"Danke für die Info.", "Alles klar.", "Kennen wir uns?", "Zur Kenntnis genommen.", "Mal sehen.", "Ich denke darüber nach.",

@@ -4,6 +4,7 @@ func init() {
 	banks["en"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Ok let's talk.", "Yes, let's find a time.", "Sure, call me.", "That would be great, let's book it.", "Happy to have a look — Tuesday afternoon is free.", "I'd be up for a quick call.", "Yes, I'm interested. What times work for you?", "We should talk. Does next week work?", "Alright, send me an invite and I'll join.", "Let's set up a time — I can do mornings.", "Worth a chat. Call me when you can.", "Sure, show me what it does.", "I'm open to it, send a calendar link.",
 				"Sounds interesting, let's set up a call.", "Yes, happy to take a look. Does {day} at {time} work?",
 				"Timing is actually good, we're reviewing this now. Send me an invite.", "Sure, let's do 20 minutes {day}.",
 				"I'd like to see a demo. I'm free {day} afternoon.", "Go ahead and book something with me for {day}.",
@@ -37,6 +38,7 @@ func init() {
 				"I'm interested. Let's set up a call to go over the details.", "Count me in for the demo.",
 			},
 			"question": {
+				"What does it cost?", "Any references I can talk to?", "How does billing work?", "What's the catch?", "Is there a contract or can we cancel anytime?", "Can you send more details by email?", "How does it compare to doing it by hand?", "Is it just email or phone too?", "What do I need to set it up?", "Which CRMs do you work with?",
 				"How much does this cost for a team of {n}?", "Do you integrate with {tool}?", "What's the pricing model — per seat or per usage?",
 				"Can you send over a case study from our industry?", "Where is the data hosted? We need it in the EU.",
 				"Is there a free trial?", "How is this different from {tool}?", "How long does onboarding take?",
@@ -59,6 +61,7 @@ func init() {
 				"Can you explain how it's different from what {tool} already does for us?", "Do you need admin access to our mailboxes?",
 			},
 			"not_now": {
+				"Not now, maybe in a few months.", "Ask me again next year.", "Check in with me in {month}.", "We're too busy right now, try again in {season}.", "Not at this point — maybe later this year.", "Let's talk in {season}.",
 				"Not right now, maybe check back in {season}.", "We're locked into a contract until {month}. Reach out then.",
 				"Bad timing — we're in the middle of a reorg. Try me again next quarter.", "Interesting, but no budget until next year.",
 				"Could be relevant later. Ping me in {n} months.", "We're heads down on a launch until {month}. Let's revisit after that.",
@@ -78,6 +81,7 @@ func init() {
 				"We'd consider it for next year's budget. Reach out in {month}.", "Now isn't good. Maybe once we've finished the rollout.",
 			},
 			"not_interested": {
+				"We don't need this, thanks.", "Please don't email me again.", "We're good, thanks.", "Not for us, sorry.", "Thank you, but no.", "I'm not interested in this.", "We have no budget and no interest.", "Remove me, please.", "No, we're fine as we are.", "Not something we're looking at.", "Please stop contacting our team.",
 				"Not interested, thanks.", "No thanks.", "Please remove me from your list.", "We're all set, thanks.",
 				"Please stop emailing me.", "We already use {tool} and are happy with it.",
 				"Not a fit for us.", "Unsubscribe.", "Hard pass.", "We don't outsource this and never will.",
@@ -111,6 +115,7 @@ func init() {
 				"I'm away from my desk until {date} and checking email only occasionally.",
 			},
 			"wrong_person": {
+				"I'm not the right contact — please reach out to our sales director.", "This is no longer my role, I moved to a new position in {month}.", "Please contact {colleague} instead, she handles partnerships.", "Our purchasing department decides on tools like this.", "You'd be better off talking to {colleague} in {dept}.", "Sorry, wrong email — I think you want {colleague}.", "I'm just the assistant. {colleague} makes the decisions.", "I'm not on the sales team. Try {email}.", "I've handed this over to {colleague}, who'll be in touch if it's relevant.", "That's a question for our CTO, not me.", "I'm in a different team now — {colleague} covers this.", "Our IT team would need to look at this. Contact {email}.", "I only joined last week and don't decide on this; ask {colleague}.", "I'm not the owner of this — {colleague} is, cc'd.", "{colleague} is the best person to speak to about this.", "Try {colleague}, he looks after our sales tools.", "Thanks, but I'm not the person you're looking for. Try {email}.", "Not sure why I got this, I'm in {dept}. {colleague} may help.", "I'm leaving {co} at the end of the month, please contact {colleague} from now on.", "I've been replaced by {colleague}.", "Please remove me and contact {colleague} — I don't work on this anymore.",
 				"I'm not the right person for this. You should talk to {colleague}, our head of sales.",
 				"I no longer work at {co}. Please contact {colleague} at {email}.",
 				"This isn't my area — procurement handles vendor decisions.", "Wrong person, sorry. Try our CTO.",
@@ -131,11 +136,13 @@ func init() {
 				"I'm at a different company now. {colleague} took over my accounts.", "Best person for this is {colleague} in {dept}.",
 			},
 			"unclear": {
+				"Thanks for the connection request!", "Thanks for the invite to connect.", "Happy to connect here.", "Thanks for adding me.",
+				"What is this?", "What do you mean?", "I don't understand what you're offering.", "Can you remind me who you are?", "Remind me how we're connected?", "Is this a mass email?", "Thanks, I'll pass it on.", "Ok, thanks for letting me know.", "Not sure what to say.", "Thanks — I'll have a read over the weekend.", "We'll see.", "Let me sleep on it.", "Perhaps.", "Thanks, received.", "Cheers!", "Nice!", "Good to know.", "Thanks for the heads up.", "I'll run it by my boss.", "I'll talk to my partner about it.", "Will get back to you if relevant.", "Send me your LinkedIn profile.", "How do you know me?", "Where are you based?", "Have we spoken before?", "I don't recall signing up for anything — who are you?", "Thanks for the kind words.", "Appreciate you reaching out.", "I'll keep your details on file.", "Happy Friday!", "Enjoy the holidays.", "Saw this, will reply properly later.", "Busy today, will read this later.", "Let me look into it.", "Can you explain what you do in one sentence?", "Sorry, who referred you?", "lol", "Hmm interesting", "Thanks, noted for the future.", "I'll share this with the team and see what they think.", "Got your note, thanks.",
 				"Thanks!", "Who is this?", "ok", "Received.", "Hmm, let me think about it.", "I'll forward this internally.",
 				"Thanks for connecting, {name}!", "Noted.", "Got it.", "How did you get my email?", "Which company are you with again?",
 				"Let me check with the team.", "Interesting.", "?", "Happy new year!", "Sorry, what is this about?",
 				"Thanks for the message, I'll have a look.", "Did we meet somewhere?", "Let me get back to you.", "Cool.",
-				"Thanks for the info.", "Thanks for sharing.", "Appreciated.", "Will take a look.", "Maybe.", "Thanks, will read later.",
+				"Thanks for the info.", "Appreciated.", "Will take a look.", "Maybe.", "Thanks, will read later.",
 				"Who gave you my number?", "Do I know you?", "Where did you find my address?", "What's this regarding?",
 				"I'll think about it.", "Let me discuss it internally.", "Sure.", "Thank you, have a nice weekend.", "Thx",
 				"Haha nice one.", "Merry Christmas to you too!", "Hi {name}, good to hear from you.", "Not sure yet.",
@@ -198,7 +205,7 @@ func init() {
 			"unclear": {
 				{"Thanks.", "Ok.", "Hi.", "Hmm.", "Got it.", "Sure."},
 				{"", "I'll take a look.", "Let me think.", "Will check.", "Who are you?", "What is this about?", "I'll forward it.",
-					"Speak soon.", "Let me check with the team.", "How did you find me?"},
+					"Speak soon.", "Let me check with the team."},
 			},
 		},
 		extra: map[string][]string{

@@ -53,6 +53,7 @@ func init() {
 				"Estoy de baja médica y responderé a mi vuelta.", "La oficina está cerrada hasta el {date}.",
 			},
 			"wrong_person": {
+				"No soy el contacto adecuado, habla con nuestro director comercial.", "Ya no es mi puesto, cambié de departamento en {month}.", "Contacta mejor con {colleague}, lleva las alianzas.", "Este tipo de herramientas las decide compras.", "Solo soy el asistente, decide {colleague}.", "No estoy en ventas. Prueba con {email}.", "Eso es para nuestro CTO, no para mí.", "Me voy de {co} a final de mes, contacta con {colleague}.",
 				"No soy la persona adecuada, habla con {colleague}.", "Ya no trabajo en {co}. Escribe a {email}.",
 				"No es mi área, eso lo decide compras.", "Suena interesante, pero no decido yo: escribe a {colleague} ({email}).",
 				"Dejé {co} en {month}.", "La persona adecuada es {colleague}, nuestra directora comercial.", "Te paso con {colleague}, ella lo lleva.",
@@ -63,6 +64,7 @@ func init() {
 				"Eso es cosa de marketing, no mía.", "No llevo ese tema, pregunta a {colleague}.", "Me jubilé en {month}.",
 			},
 			"unclear": {
+				"Gracias por la solicitud de conexión.", "Encantado de conectar.", "¿Qué es esto?", "¿Qué quieres decir?", "No entiendo qué ofrecéis.", "¿De qué nos conocemos?", "¿Es un envío masivo?", "Gracias, lo paso.", "Quizá.", "¡Buen finde!", "Lo hablo con mi jefe.", "¿Dónde estáis?", "Hoy no tengo tiempo, lo leo luego.", "¿Quién te ha dado mi nombre?", "Lo miro con calma.",
 				"¡Gracias!", "¿Quién eres?", "Ok.", "Lo reenvío a mi equipo.", "Recibido.", "¿Cómo conseguiste mi correo?", "Mmm.",
 				"Lo miro.", "¡Gracias por conectar!", "¿De qué se trata?", "Te digo algo.", "¡Feliz año!",
 				"Gracias por la info.", "Entendido.", "¿Nos conocemos?", "Lo pensaré.", "Lo hablo con el equipo.", "Vale.", "Ya veremos.",

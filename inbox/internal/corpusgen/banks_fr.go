@@ -57,6 +57,7 @@ func init() {
 				"Je suis en arrêt maladie et vous répondrai dès mon retour.", "Nos bureaux sont fermés jusqu'au {date}.",
 			},
 			"wrong_person": {
+				"Je ne suis pas le bon contact, adressez-vous à notre directeur commercial.", "Ce n'est plus mon poste, j'ai changé de service en {month}.", "Contactez plutôt {colleague}, elle gère les partenariats.", "Ce sont les achats qui décident de ce type d'outil.", "Je ne suis que l'assistante, c'est {colleague} qui décide.", "Je ne fais pas partie de l'équipe commerciale. Essayez {email}.", "C'est une question pour notre DSI, pas pour moi.", "Je quitte {co} à la fin du mois, contactez {colleague}.",
 				"Je ne suis pas la bonne personne, voyez avec {colleague}.", "Je ne travaille plus chez {co}. Contactez {email}.",
 				"Ce n'est pas mon domaine, c'est le service achats qui décide.", "Intéressant, mais ce n'est pas moi qui décide : écrivez à {colleague} ({email}).",
 				"J'ai quitté {co} en {month}.", "Le bon interlocuteur est {colleague}, notre directeur commercial.", "Je vous transfère à {colleague}, c'est elle qui gère.",
@@ -67,6 +68,7 @@ func init() {
 				"Ce sujet relève du marketing, pas de moi.", "Je n'ai pas la main sur ce sujet, c'est {colleague}.", "Je suis à la retraite depuis {month}.",
 			},
 			"unclear": {
+				"Merci pour la demande de connexion.", "Ravi de faire partie de votre réseau.", "C'est quoi ?", "Que voulez-vous dire ?", "Je ne comprends pas ce que vous proposez.", "Rappelez-moi comment on se connaît ?", "C'est un envoi de masse ?", "Merci, je fais suivre.", "Peut-être.", "Bon week-end !", "J'en parle à mon chef.", "Vous êtes basés où ?", "Merci pour vos mots.", "Pas le temps aujourd'hui, je lirai plus tard.", "Qui vous a donné mon nom ?", "Je regarde ça au calme.", "Okay.",
 				"Merci !", "Qui êtes-vous ?", "Ok.", "Je transmets en interne.", "C'est noté.", "Comment avez-vous eu mon adresse ?", "Hmm.",
 				"Je regarde.", "Merci pour la connexion !", "De quoi s'agit-il ?", "Je reviens vers vous.", "Bonne année !",
 				"Merci pour l'information.", "Bien reçu.", "On se connaît ?", "Je vais y réfléchir.", "Je vais en parler à l'équipe.",

@@ -4,6 +4,7 @@ func init() {
 	banks["it"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Ok, parliamone.", "Sì, troviamo un orario.", "Certo, mi chiami.", "Sarebbe ottimo, fissiamola.", "Ci do volentieri un'occhiata, martedì pomeriggio sono libero.", "Per una breve call ci sono.", "Sì, sono interessato. Che orari le vanno bene?", "Dobbiamo parlarne. La prossima settimana va bene?", "Bene, mandi un invito e mi collego.", "Fissiamo un appuntamento, la mattina per me è meglio.", "Mi faccia vedere cosa sa fare.", "Sono disponibile, mandi un link del calendario.", "Molto interessante, possiamo sentirci {day}?",
 				"Interessante, facciamo una call.", "Sì, volentieri. Va bene {day} alle {time}?", "Mandami un invito per {day}.",
 				"Ottimo tempismo, stiamo valutando proprio questo. Quando sei libero?", "Non direi di no a una demo.",
 				"È esattamente quello che cerchiamo. Me lo mostri {day}?", "Prenota pure uno slot qui: {link}", "Perfetto, {day} pomeriggio sono libero.",
@@ -15,6 +16,7 @@ func init() {
 				"Sì, una demo mi sarebbe utile.",
 			},
 			"question": {
+				"Quanto costa?", "Avete referenze che posso chiamare?", "Come funziona la fatturazione?", "Dov'è la fregatura?", "C'è un vincolo o si può disdire quando si vuole?", "Può mandarmi più dettagli via email?", "Funziona solo con le email o anche al telefono?", "Cosa serve per configurarlo?", "Con quali CRM lavorate?", "In quanto tempo è operativo?",
 				"Quanto costa per un team di {n} persone?", "Si integra con {tool}?", "Dove sono ospitati i dati?", "C'è una prova gratuita?",
 				"Può mandarmi del materiale?", "Che differenza c'è con {tool}?", "Quanto dura l'implementazione?", "È conforme al GDPR?",
 				"Avete clienti nel settore {industry}?", "Quali sono i prezzi?", "C'è una durata minima del contratto?", "Il prezzo è per utente o per casella?",
@@ -23,6 +25,7 @@ func init() {
 				"Si può disdire mensilmente?", "Cosa succede ai nostri dati se disdiciamo?",
 			},
 			"not_now": {
+				"Ora no, magari tra qualche mese.", "Mi richieda l'anno prossimo.", "Mi ricontatti a {month}.", "Adesso siamo troppo impegnati, riprovi in {season}.", "Per il momento no, forse più avanti nell'anno.", "Parliamone in {season}.", "Quest'anno non ci riusciamo, l'anno prossimo volentieri.",
 				"Per ora no, risentiamoci in {season}.", "Niente budget quest'anno, forse l'anno prossimo.", "Brutto momento, ricontattami a {month}.",
 				"Non prima di {month}, siamo pieni.", "Al momento non è una priorità, magari più avanti.", "Siamo in piena riorganizzazione. Scrivimi a {month}.",
 				"È presto per noi, riparliamone in {season}.", "Questo trimestre no, forse il prossimo.", "Siamo legati a {tool} fino a {month}.",
@@ -30,6 +33,7 @@ func init() {
 				"Il budget è esaurito. L'anno prossimo ci guardiamo.", "Ricontattami dopo l'estate.", "Fino a {month} abbiamo altre priorità.",
 			},
 			"not_interested": {
+				"Non ne abbiamo bisogno, grazie.", "Per favore non mi scriva più.", "Siamo a posto così, grazie.", "Non fa per noi, mi spiace.", "Grazie, ma no.", "Non sono interessato.", "Niente budget e nessun interesse.", "Cancellatemi, per favore.", "No, siamo soddisfatti così.", "Non contattate più il nostro team.", "Non lo faremo.", "Assolutamente no, grazie.", "Non usiamo questo tipo di strumenti.", "L'ennesimo messaggio... no grazie.",
 				"Non mi interessa, grazie.", "No, grazie.", "Per favore toglietemi dalla lista.", "Usiamo già {tool} e siamo soddisfatti.", "Non fa per noi.",
 				"Smettete di scrivermi.", "Non ne abbiamo bisogno.", "Lo facciamo internamente, quindi no.", "Cancellate i miei dati, per favore.",
 				"Abbiamo già una soluzione.", "Non voglio essere ricontattato.", "Non è cosa per noi.", "Abbiamo scelto un altro fornitore.",
@@ -37,11 +41,13 @@ func init() {
 				"Non andremo avanti.", "Non è rilevante per la nostra azienda.",
 			},
 			"ooo": {
+				"Sono assente fino al {date}. Al mio rientro risponderò alla sua email.", "Grazie per la mail. Non sono in ufficio fino al {date} e non leggo la posta. Il messaggio non verrà inoltrato.",
 				"Sono fuori ufficio fino al {date} con accesso limitato alla posta.", "Grazie per il messaggio. Sono in ferie fino al {date}. Per urgenze: {email}.",
 				"Sono assente fino al {date}.", "Sono in congedo fino al {date}. La sua email non verrà inoltrata.", "Sono in malattia e risponderò al mio rientro.",
 				"Sono in trasferta e rientrerò il {date}.", "L'ufficio è chiuso fino al {date}.", "Sono in maternità fino al {date}.",
 			},
 			"wrong_person": {
+				"Non sono il contatto giusto, si rivolga al nostro direttore commerciale.", "Non è più il mio ruolo, ho cambiato reparto a {month}.", "Contatti piuttosto {colleague}, segue le partnership.", "Su questi strumenti decide l'ufficio acquisti.", "Sono solo l'assistente, decide {colleague}.", "Non faccio parte del team vendite. Provi con {email}.", "Questa è una domanda per il nostro CTO, non per me.", "Lascio {co} a fine mese, contatti {colleague}.", "Forse intende il mio collega {colleague}.", "Non c'entro niente, provi con la direzione.", "Ho passato la sua mail a {colleague}, la ricontatterà se interessa.", "Ora lavoro in un'altra azienda.", "Il mio ruolo è cambiato, ora se ne occupa {colleague}.", "Per questo deve rivolgersi all'IT: {email}.",
 				"Non sono la persona giusta, contatta {colleague}.", "Non lavoro più in {co}. Scrivi a {email}.", "Non è il mio ambito, decide l'ufficio acquisti.",
 				"Interessante, ma decide {colleague}, non io.", "Per questo devi sentire {colleague}.", "Ho girato il tuo messaggio a {colleague}, se ne occupa lei.",
 				"Mi occupo di {dept}, non di vendite. Prova con {colleague}.", "Non faccio più parte dell'azienda.", "Il mio sostituto è {colleague} ({email}).",
@@ -49,6 +55,7 @@ func init() {
 				"Sono in pensione da {month}.", "{colleague} ha preso il mio posto.", "Se ne occupa il marketing, non io.",
 			},
 			"unclear": {
+				"Grazie per la richiesta di collegamento.", "Piacere di essere in contatto.", "Cos'è questo?", "Cosa intende esattamente?", "Non capisco bene cosa offrite.", "Mi ricorda come ci conosciamo?", "È una mail di massa?", "Grazie, la giro.", "Forse.", "Buon weekend!", "Ne parlo con il mio capo.", "Dove siete?", "Ci siamo già sentiti?", "Oggi non ho tempo, la leggo dopo.", "Chi le ha dato il mio nome?", "Ci guardo con calma.", "Ok, grazie per il messaggio.", "Preso nota.", "Buono a sapersi.", "Ci ragiono su.", "Le farò sapere.", "Non so ancora.", "Ciao {name}, grazie.", "Perfetto, grazie.",
 				"Grazie!", "Chi è lei?", "Ok.", "Lo inoltro internamente.", "Ricevuto.", "Di cosa si tratta?", "Grazie per l'info.", "Ci conosciamo?",
 				"Ci penso.", "Ne parlo con il team.", "Va bene.", "Vedremo.", "Come ha avuto il mio numero?", "Dove ha trovato il mio indirizzo?",
 				"Interessante.", "Le faccio sapere.", "Buone feste!", "Buon anno!", "Mah.", "Visto.", "Grazie per il collegamento!",

@@ -4,6 +4,7 @@ func init() {
 	banks["nl"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Oké, laten we praten.", "Ja, laten we een tijd zoeken.", "Prima, bel me maar.", "Dat zou mooi zijn, plan het maar in.", "Ik kijk er graag naar, dinsdagmiddag ben ik vrij.", "Voor een kort belletje ben ik wel te porren.", "Ja, ik heb interesse. Welke tijden passen jou?", "Moeten we eens over praten. Kan het volgende week?", "Goed, stuur een uitnodiging, ik schuif aan.", "Laten we een afspraak maken, ochtenden komen mij het beste uit.", "Laat maar zien wat het kan.", "Ik sta ervoor open, stuur een agendalink.", "Zeker interessant, kunnen we {day} even kort bellen?", "Graag, {day} om {time} kan ik.",
 				"Klinkt interessant, laten we bellen.", "Ja, graag. Past {day} om {time}?", "Stuur maar een uitnodiging voor {day}.",
 				"Goede timing, we kijken hier net naar. Wanneer heb je tijd?", "Ik zou een demo niet afslaan.",
 				"Dit is precies wat we zoeken. Kun je het {day} laten zien?", "Leuk, plan maar een afspraak in: {link}",
@@ -16,6 +17,7 @@ func init() {
 				"Ik ben benieuwd. Stuur een paar tijden door.", "Ja hoor, een demo lijkt me nuttig.",
 			},
 			"question": {
+				"Wat kost het?", "Hebben jullie referenties die ik kan bellen?", "Hoe werkt de facturatie?", "Wat is het addertje?", "Zit er een contract aan vast of kun je altijd opzeggen?", "Kun je meer details mailen?", "Werkt het alleen met e-mail of ook met telefoon?", "Wat heb ik nodig om het in te richten?", "Met welke CRM's werken jullie?", "Hoe snel is het live?", "Kan het ook in het Nederlands?",
 				"Wat kost dit voor een team van {n} mensen?", "Werkt het samen met {tool}?", "Waar worden de gegevens opgeslagen?",
 				"Is er een gratis proefperiode?", "Kunt u meer informatie sturen?", "Wat is het verschil met {tool}?",
 				"Hoe lang duurt de implementatie?", "Is het AVG-proof?", "Hebben jullie klanten in {industry}?", "Wat zijn de prijzen?",
@@ -25,6 +27,7 @@ func init() {
 				"Hoe herkent het systeem de antwoorden?", "Kunnen we maandelijks opzeggen?", "Wat gebeurt er met onze data als we stoppen?",
 			},
 			"not_now": {
+				"Nu niet, misschien over een paar maanden.", "Vraag het volgend jaar nog eens.", "Neem in {month} weer contact op.", "We hebben het nu te druk, probeer het in {season}.", "Op dit moment niet, later dit jaar misschien.", "Laten we in {season} praten.", "Dit jaar lukt het niet meer, volgend jaar graag.",
 				"Nu even niet, probeer het in {season} nog eens.", "Geen budget dit jaar, misschien volgend jaar.", "Slechte timing, neem in {month} weer contact op.",
 				"Niet voor {month}, we zitten vol.", "Op dit moment geen prioriteit, misschien later dit jaar.", "We zitten midden in een reorganisatie. Mail me in {month}.",
 				"Te vroeg voor ons, kom in {season} maar terug.", "Dit kwartaal niet meer, volgend kwartaal misschien.", "We zijn gebonden aan {tool} tot {month}.",
@@ -32,6 +35,7 @@ func init() {
 				"Het budget is op. Volgend jaar kijken we er weer naar.", "Graag na de zomer opnieuw contact.", "We hebben andere prioriteiten tot {month}.",
 			},
 			"not_interested": {
+				"We hebben dit niet nodig, dank je.", "Mail me alsjeblieft niet meer.", "We zijn goed voorzien, bedankt.", "Niks voor ons, sorry.", "Dank, maar nee.", "Ik heb hier geen interesse in.", "Geen budget en geen interesse.", "Graag afmelden.", "Nee, we zijn tevreden zoals het is.", "Neem geen contact meer op met ons team.", "Dat gaan we niet doen.", "Echt niet, bedankt.", "Wij werken niet met dit soort tools.", "Zoveelste mail... nee dank je.",
 				"Geen interesse, bedankt.", "Nee, dank je.", "Haal me van uw lijst af.", "We gebruiken al {tool} en zijn tevreden.", "Niet voor ons.",
 				"Stop met mailen alstublieft.", "Nee bedankt.", "Hier hebben we geen behoefte aan.", "Wij doen dit zelf, dus nee.",
 				"Verwijder mijn gegevens alstublieft.", "We hebben al een oplossing.", "Ik wil niet meer benaderd worden.", "Dit is niets voor ons.",
@@ -39,12 +43,14 @@ func init() {
 				"Daar hebben we geen interesse in.", "Uitschrijven graag.", "We gaan hier niet mee verder.", "Niet relevant voor ons bedrijf.",
 			},
 			"ooo": {
+				"Ik ben tot {date} afwezig. Na mijn terugkomst reageer ik op uw bericht.", "Bedankt voor je mail. Ik ben er tot {date} niet en lees mijn mail niet. Je bericht wordt niet doorgestuurd.",
 				"Ik ben afwezig tot en met {date} en heb beperkt toegang tot mijn e-mail.", "Bedankt voor uw bericht. Ik ben met vakantie tot {date}. Voor dringende zaken: {email}.",
 				"Ik ben niet op kantoor tot {date}.", "Ik ben met verlof tot {date}. Uw bericht wordt niet doorgestuurd.",
 				"Ik ben ziek en reageer zodra ik terug ben.", "Ik ben op reis en vanaf {date} weer bereikbaar.", "Ons kantoor is gesloten tot {date}.",
 				"Ik ben met zwangerschapsverlof tot {date}.",
 			},
 			"wrong_person": {
+				"Ik ben niet de juiste contactpersoon, neem contact op met onze salesdirecteur.", "Dit is niet meer mijn rol, ik ben in {month} intern overgestapt.", "Neem liever contact op met {colleague}, zij doet partnerships.", "Over dit soort tools beslist onze inkoopafdeling.", "Ik ben alleen de assistent, {colleague} beslist.", "Ik zit niet in het salesteam. Probeer {email}.", "Dat is een vraag voor onze CTO, niet voor mij.", "Ik vertrek eind van de maand bij {co}, mail voortaan {colleague}.", "Je bedoelt waarschijnlijk mijn collega {colleague}.", "Hier heb ik niets mee te maken, probeer de directie.", "Ik heb het doorgezet naar {colleague}, die neemt contact op als het past.", "Ik ben sinds kort bij een ander bedrijf.", "Mijn functie is veranderd, {colleague} doet dit nu.", "Daarvoor moet je bij onze IT-afdeling zijn: {email}.",
 				"Ik ben niet de juiste persoon, neem contact op met {colleague}.", "Ik werk niet meer bij {co}. Mail {email}.",
 				"Dat is niet mijn afdeling, inkoop beslist hierover.", "Klinkt goed, maar {colleague} beslist dit, niet ik.",
 				"Hiervoor moet je bij {colleague} zijn.", "Ik heb je bericht doorgestuurd naar {colleague}, die gaat hierover.",
@@ -53,6 +59,7 @@ func init() {
 				"Ik ben sinds {month} met pensioen.", "{colleague} heeft mijn taken overgenomen.", "Hiervoor is marketing verantwoordelijk, niet ik.",
 			},
 			"unclear": {
+				"Bedankt voor het connectieverzoek.", "Leuk om te connecten!", "Wat is dit?", "Wat bedoel je precies?", "Ik snap niet goed wat jullie aanbieden.", "Help me even, waar kennen we elkaar van?", "Is dit een massamail?", "Dank, ik geef het door.", "Misschien.", "Fijn weekend!", "Ik overleg even met mijn baas.", "Waar zitten jullie?", "Hebben we eerder contact gehad?", "Vandaag geen tijd, ik lees het later.", "Wie heeft je naar mij verwezen?", "Ik kijk er rustig naar.", "Oké, dank voor het bericht.", "Dat is genoteerd.", "Goed om te weten.", "Ik laat het even bezinken.", "Ik kom er nog op terug.", "Nee hoor, geen idee wie je bent.", "Top, bedankt!", "Hoi {name}, dank je.", "Ik weet het nog niet.",
 				"Bedankt!", "Wie bent u?", "Ok.", "Ik stuur het intern door.", "Ontvangen.", "Waar gaat dit over?", "Dank voor de info.",
 				"Kennen we elkaar?", "Ik denk erover na.", "Ik bespreek het met het team.", "Prima.", "We zien wel.", "Hoe kom je aan mijn nummer?",
 				"Waar heb je mijn adres vandaan?", "Interessant.", "Ik kom erop terug.", "Fijne feestdagen!", "Gelukkig nieuwjaar!", "Hmm.",
