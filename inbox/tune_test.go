@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,7 +49,7 @@ func TestTune(t *testing.T) {
 	if v := env("THRESHOLD"); v > 0 {
 		th = v
 	}
-	dev := readExamplesFile(t, "testdata/model/dev.jsonl")
+	dev := readExamplesFile(t, envOr("LEADLINE_TUNE_ON", "testdata/model/dev.jsonl"))
 	c := &ModelClassifier{Model: m, Threshold: th}
 	read := readWith(c)
 	var misses []string
@@ -85,5 +86,64 @@ func init() {
 	}
 	if v, err := strconv.Atoi(os.Getenv("LEADLINE_TUNE_NEG")); err == nil {
 		negationScope = v
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// TestCalibration prints the mean negative log-likelihood of the right
+// intent on the development set when the model's scores are divided by a
+// temperature, and its accuracy above each confidence, to see whether the
+// model is over- or underconfident.
+func TestCalibration(t *testing.T) {
+	if os.Getenv("LEADLINE_TUNE") == "" {
+		t.Skip("set LEADLINE_TUNE=1")
+	}
+	m := Builtin()
+	if f := os.Getenv("LEADLINE_TUNE_MODEL"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err = UnmarshalModel(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dev := readExamplesFile(t, envOr("LEADLINE_TUNE_ON", "testdata/model/dev.jsonl"))
+	for _, temp := range []float64{0.4, 0.5, 0.6, 0.7, 0.85, 1, 1.25} {
+		var nll float64
+		bins := map[int][2]int{}
+		for _, ex := range dev {
+			p := m.Probs(ex.Subject, ex.Body)
+			var q [numIntents]float64
+			var sum float64
+			for k := range p {
+				q[k] = math.Pow(p[k], 1/temp)
+				sum += q[k]
+			}
+			for k := range q {
+				q[k] /= sum
+			}
+			nll -= math.Log(max(q[intentIndex(ex.Intent)], 1e-9))
+			b := int(q[argmax(q)] * 10)
+			v := bins[b]
+			v[0]++
+			if Intents[argmax(q)] == ex.Intent {
+				v[1]++
+			}
+			bins[b] = v
+		}
+		var bs []string
+		for b := 0; b <= 10; b++ {
+			if v := bins[b]; v[0] > 0 {
+				bs = append(bs, fmt.Sprintf("%.1f:%d/%d", float64(b)/10, v[1], v[0]))
+			}
+		}
+		t.Logf("T=%.2f NLL %.3f  %s", temp, nll/float64(len(dev)), strings.Join(bs, " "))
 	}
 }

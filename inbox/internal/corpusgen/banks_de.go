@@ -25,6 +25,8 @@ func init() {
 				"Interessant! Können wir uns {day} zusammensetzen?", "Ja, melden Sie sich gern telefonisch unter {phone}.",
 			},
 			"question": {
+				"Bevor wir einen Termin machen: Kann man das selbst hosten?", "Vor einem Termin müsste ich wissen, ob es eine SAP-Anbindung gibt.", "Ersetzt das unser bisheriges Tool oder ergänzt es das?", "Läuft das parallel zu {tool} oder ersetzt es das?", "Vor einem Gespräch: Was kostet das ungefähr?",
+				"Schicken Sie mir mal Infos.", "Bitte senden Sie mir Unterlagen zu.", "Schicken Sie mir Ihre Preise.", "Senden Sie mir gern eine Broschüre.", "Mailen Sie mir bitte eine Übersicht, was das Tool kann.", "Bitte Infomaterial an meine Adresse.",
 				"Was kostet der Spaß?", "Haben Sie Referenzen, mit denen ich sprechen kann?", "Wie funktioniert die Abrechnung?", "Wo ist der Haken?", "Gibt es eine Vertragsbindung oder kann man jederzeit kündigen?", "Können Sie mir mehr Details per Mail schicken?", "Geht das nur per E-Mail oder auch telefonisch?", "Was brauche ich für die Einrichtung?", "Mit welchen CRMs arbeiten Sie zusammen?",
 				"Was kostet das für ein Team von {n} Personen?", "Gibt es eine Schnittstelle zu {tool}?", "Wo werden die Daten gespeichert?",
 				"Können Sie mir Unterlagen schicken?", "Wie unterscheidet sich das von {tool}?", "Gibt es eine kostenlose Testphase?",
@@ -40,6 +42,8 @@ func init() {
 				"Wo sitzen Ihre Server?", "Welche Zertifizierungen haben Sie, z. B. ISO 27001?",
 			},
 			"not_now": {
+				"Gerade nicht, vielleicht in ein paar Monaten wieder.", "Sprechen Sie mich nach der Budgetrunde im {month} nochmal an.", "Für dieses Jahr ist das leider zu spät, nächstes Jahr gern.", "Können Sie sich in {n} Monaten noch mal melden?", "Nach dem Sommer gerne wieder.",
+				"Wir migrieren gerade unsere Plattform, das dauert bis {month}. Danach gern, melden Sie sich dann.", "Bis zum neuen Geschäftsjahr im {month} gilt ein Einkaufsstopp. Dann gern wieder.", "Wir bereiten gerade das Kick-off vor, lassen Sie uns das im neuen Jahr aufgreifen.", "Unser CRM-Rollout ist im {month} fertig, danach schaue ich es mir gern an.",
 				"Jetzt nicht, vielleicht in ein paar Monaten.", "Fragen Sie nächstes Jahr nochmal.", "Melden Sie sich im {month} wieder.", "Wir haben gerade zu viel zu tun, versuchen Sie es im {season}.", "Zurzeit nicht – eventuell später im Jahr.", "Lassen Sie uns im {season} sprechen.",
 				"Aktuell nicht, melden Sie sich gern im {season} wieder.", "Derzeit kein Budget, vielleicht nächstes Jahr.",
 				"Schlechter Zeitpunkt, wir stecken mitten in einer Umstellung. Bitte im {month} nochmal.", "Nicht vor {month}, wir sind voll ausgelastet.",
@@ -54,6 +58,8 @@ func init() {
 				"Gerade ist viel los bei uns. Können wir das auf {month} verschieben?", "Fragen Sie mich bitte in einem halben Jahr noch mal.",
 			},
 			"not_interested": {
+				"Können Sie mich bitte aus dem Verteiler nehmen?", "Würden Sie bitte aufhören, mir zu schreiben?", "Schon wieder eine Mail? Immer noch nein.", "Wie oft soll ich noch nein sagen?", "Könnten Sie meine Daten löschen?",
+				"Wir haben entschieden, das weiter manuell zu machen. Da investieren wir nicht.", "Wir werden in diesem Bereich nichts investieren.", "Wir machen das lieber weiter von Hand, danke.",
 				"Wir brauchen das nicht, danke.", "Bitte mailen Sie mir nicht mehr.", "Wir sind gut aufgestellt, danke.", "Nicht für uns, sorry.", "Danke, aber nein.", "Daran habe ich kein Interesse.", "Kein Budget und kein Interesse.", "Bitte austragen.", "Nein, wir sind zufrieden, wie es ist.", "Bitte kontaktieren Sie unser Team nicht mehr.", "Haben wir nicht vor.", "Bei uns kein Thema, und das bleibt auch so.",
 				"Kein Interesse, danke.", "Nein danke.", "Bitte entfernen Sie mich aus Ihrem Verteiler.", "Wir nutzen bereits {tool} und sind zufrieden.",
 				"Das ist nichts für uns.", "Bitte schreiben Sie mir nicht mehr.", "Kein Bedarf.", "Brauchen wir nicht.",
@@ -75,6 +81,7 @@ func init() {
 				"Ich bin auf einer Messe und lese meine E-Mails nur eingeschränkt. Ab {date} bin ich zurück.",
 			},
 			"wrong_person": {
+				"Haben Sie es schon bei {colleague} versucht? Das ist ihr Bereich.", "Sollte das nicht an unseren Vertrieb gehen?",
 				"Ich bin nicht der richtige Ansprechpartner – bitte wenden Sie sich an unseren Vertriebsleiter.", "Das ist nicht mehr meine Rolle, ich habe im {month} intern gewechselt.", "Bitte kontaktieren Sie stattdessen {colleague}, sie kümmert sich um Partnerschaften.", "Über solche Tools entscheidet bei uns der Einkauf.", "Da sprechen Sie besser mit {colleague} aus der {dept}.", "Ich bin nur die Assistenz. Entscheiden tut {colleague}.", "Ich bin nicht im Vertrieb. Versuchen Sie {email}.", "Ich habe das an {colleague} übergeben, sie meldet sich, falls es passt.", "Das ist eine Frage für unseren CTO, nicht für mich.", "Ich bin jetzt in einem anderen Team, {colleague} ist dafür zuständig.", "Fragen Sie am besten {colleague}, er betreut unsere Vertriebstools.", "Ich verlasse {co} Ende des Monats, bitte wenden Sie sich künftig an {colleague}.", "Sie meinen wahrscheinlich meinen Kollegen {colleague}.", "Ich habe damit nichts zu tun, bitte an die Geschäftsleitung wenden.", "Zuständig ist unsere IT-Abteilung: {email}.",
 				"Da sind Sie bei mir falsch, bitte wenden Sie sich an {colleague}.", "Ich bin nicht mehr bei {co} tätig. Bitte kontaktieren Sie {email}.",
 				"Dafür bin ich nicht zuständig, das macht unser Einkauf.", "Klingt spannend, aber das entscheidet {colleague}, nicht ich. {email}",
@@ -88,6 +95,8 @@ func init() {
 				"Ich bin seit {month} in Rente, bitte wenden Sie sich an {colleague}.", "Das Thema liegt bei unserem Marketing, nicht bei mir.",
 			},
 			"unclear": {
+				"Hat Ihnen jemand meine E-Mail gegeben?", "Von wem haben Sie meine Kontaktdaten?", "Warum schreiben Sie ausgerechnet mir?", "Sind Sie ein Bot?", "Geht es um die Messe letzte Woche?", "Für wen arbeiten Sie?", "Auf welcher Liste stehe ich?", "Wieso bekomme ich diese Mail?",
+				"Danke für die Informationen.", "Vielen Dank für die Infos.", "Danke für die Details.",
 				"Danke für die Kontaktanfrage.", "Gerne vernetzt!", "Danke fürs Vernetzen.", "Was ist das?", "Was meinen Sie genau?", "Ich verstehe nicht ganz, was Sie anbieten.", "Helfen Sie mir auf die Sprünge – woher kennen wir uns?", "Ist das eine Massenmail?", "Danke, ich gebe es weiter.", "Ok, danke für den Hinweis.", "Vielleicht.", "Ich schlafe mal eine Nacht drüber.", "Danke, erhalten.", "Schönes Wochenende!", "Ich bespreche das mit meinem Chef.", "Ich komme ggf. auf Sie zu.", "Wo sitzen Sie denn?", "Hatten wir schon mal Kontakt?", "Danke für die netten Worte.", "Heute keine Zeit, ich lese es später.", "Können Sie in einem Satz sagen, was Sie machen?", "Wer hat Sie an mich verwiesen?", "Ich schaue mir das in Ruhe an.", "Okay.", "Danke, schönen Tag noch.", "Ich leite es mal an die Kollegen weiter und schaue, was sie sagen.",
 				"Danke!", "Wer sind Sie?", "Ok.", "Ich leite das intern weiter.", "Erhalten.", "Woher haben Sie meine Adresse?", "Hm.",
 				"Ich schaue es mir an.", "Danke für die Vernetzung!", "Worum geht es genau?", "Ich melde mich.", "Frohe Weihnachten!",

@@ -38,6 +38,8 @@ func init() {
 				"I'm interested. Let's set up a call to go over the details.", "Count me in for the demo.",
 			},
 			"question": {
+				"Before we set up a call, can it run on our own servers?", "Before I book anything: is there an SAP connector?", "Prior to a demo, I need to know if you support Dynamics.", "Does this replace our current tool or work alongside it?", "Does it sit on top of {tool} or replace it?", "Before any meeting, what's the ballpark price?",
+				"Send me more info.", "Please send some information first.", "Send me the pricing.", "Share some details by email please.", "Send me a brochure and I'll read it.", "Can you email me a summary of what it does?", "Send over the docs and pricing, please.", "Mail me some material on it.", "Please send me a product sheet.", "I'd like to see your pricing page.", "Send me a link to the website.",
 				"What does it cost?", "Any references I can talk to?", "How does billing work?", "What's the catch?", "Is there a contract or can we cancel anytime?", "Can you send more details by email?", "How does it compare to doing it by hand?", "Is it just email or phone too?", "What do I need to set it up?", "Which CRMs do you work with?",
 				"How much does this cost for a team of {n}?", "Do you integrate with {tool}?", "What's the pricing model — per seat or per usage?",
 				"Can you send over a case study from our industry?", "Where is the data hosted? We need it in the EU.",
@@ -61,6 +63,8 @@ func init() {
 				"Can you explain how it's different from what {tool} already does for us?", "Do you need admin access to our mailboxes?",
 			},
 			"not_now": {
+				"Maybe down the line, not now.", "Let's circle back in {month} once things calm down.", "Reach out after our budget review in {month}.", "It's a no for now — ask me again in {season}.", "Could you check back in {n} months?", "Not this year. Let's reconnect in {month}.",
+				"We're in the middle of a platform migration until end of Q{q}. Happy to look after that, drop me a note in {month}.", "We have a freeze on new vendors until the new fiscal year in {month}. Ping me then.", "We're prepping for our kickoff, so let's pick this up in the new year.", "Our CRM rollout finishes in {month}; I'd be glad to revisit once it's live.", "We're busy with audits until {month}, reach out after that.",
 				"Not now, maybe in a few months.", "Ask me again next year.", "Check in with me in {month}.", "We're too busy right now, try again in {season}.", "Not at this point — maybe later this year.", "Let's talk in {season}.",
 				"Not right now, maybe check back in {season}.", "We're locked into a contract until {month}. Reach out then.",
 				"Bad timing — we're in the middle of a reorg. Try me again next quarter.", "Interesting, but no budget until next year.",
@@ -81,6 +85,8 @@ func init() {
 				"We'd consider it for next year's budget. Reach out in {month}.", "Now isn't good. Maybe once we've finished the rollout.",
 			},
 			"not_interested": {
+				"Could you please remove me from your list?", "Can you stop emailing me?", "Another email? Still no.", "Did I not say no last time?", "How many times do I have to say no?", "Can you delete my data, please?",
+				"We've decided to keep this manual. Not something we'll invest in.", "We decided against tools like this.", "We won't be investing in this area.", "We prefer to keep doing it by hand, thanks.", "Our board has ruled out spending on this.", "We get dozens of these a week. No.",
 				"We don't need this, thanks.", "Please don't email me again.", "We're good, thanks.", "Not for us, sorry.", "Thank you, but no.", "I'm not interested in this.", "We have no budget and no interest.", "Remove me, please.", "No, we're fine as we are.", "Not something we're looking at.", "Please stop contacting our team.",
 				"Not interested, thanks.", "No thanks.", "Please remove me from your list.", "We're all set, thanks.",
 				"Please stop emailing me.", "We already use {tool} and are happy with it.",
@@ -115,6 +121,7 @@ func init() {
 				"I'm away from my desk until {date} and checking email only occasionally.",
 			},
 			"wrong_person": {
+				"Have you tried {colleague}? She runs that.", "Shouldn't this go to our sales team?", "Why not ask {colleague}? It's his area.",
 				"I'm not the right contact — please reach out to our sales director.", "This is no longer my role, I moved to a new position in {month}.", "Please contact {colleague} instead, she handles partnerships.", "Our purchasing department decides on tools like this.", "You'd be better off talking to {colleague} in {dept}.", "Sorry, wrong email — I think you want {colleague}.", "I'm just the assistant. {colleague} makes the decisions.", "I'm not on the sales team. Try {email}.", "I've handed this over to {colleague}, who'll be in touch if it's relevant.", "That's a question for our CTO, not me.", "I'm in a different team now — {colleague} covers this.", "Our IT team would need to look at this. Contact {email}.", "I only joined last week and don't decide on this; ask {colleague}.", "I'm not the owner of this — {colleague} is, cc'd.", "{colleague} is the best person to speak to about this.", "Try {colleague}, he looks after our sales tools.", "Thanks, but I'm not the person you're looking for. Try {email}.", "Not sure why I got this, I'm in {dept}. {colleague} may help.", "I'm leaving {co} at the end of the month, please contact {colleague} from now on.", "I've been replaced by {colleague}.", "Please remove me and contact {colleague} — I don't work on this anymore.",
 				"I'm not the right person for this. You should talk to {colleague}, our head of sales.",
 				"I no longer work at {co}. Please contact {colleague} at {email}.",
@@ -136,6 +143,8 @@ func init() {
 				"I'm at a different company now. {colleague} took over my accounts.", "Best person for this is {colleague} in {dept}.",
 			},
 			"unclear": {
+				"Did someone give you my email?", "Who passed on my contact details?", "Where did you get my contact info from?", "Did my colleague send you my way?", "Are you a bot?", "Why are you emailing me?", "Why me?", "How is this relevant to me?", "Is this about the event last week?", "Did you mean to send this to me?", "Who do you work for?", "Which list am I on?",
+				"Thanks for the information.", "Thank you for the details.", "Thanks for the background.",
 				"Thanks for the connection request!", "Thanks for the invite to connect.", "Happy to connect here.", "Thanks for adding me.",
 				"What is this?", "What do you mean?", "I don't understand what you're offering.", "Can you remind me who you are?", "Remind me how we're connected?", "Is this a mass email?", "Thanks, I'll pass it on.", "Ok, thanks for letting me know.", "Not sure what to say.", "Thanks — I'll have a read over the weekend.", "We'll see.", "Let me sleep on it.", "Perhaps.", "Thanks, received.", "Cheers!", "Nice!", "Good to know.", "Thanks for the heads up.", "I'll run it by my boss.", "I'll talk to my partner about it.", "Will get back to you if relevant.", "Send me your LinkedIn profile.", "How do you know me?", "Where are you based?", "Have we spoken before?", "I don't recall signing up for anything — who are you?", "Thanks for the kind words.", "Appreciate you reaching out.", "I'll keep your details on file.", "Happy Friday!", "Enjoy the holidays.", "Saw this, will reply properly later.", "Busy today, will read this later.", "Let me look into it.", "Can you explain what you do in one sentence?", "Sorry, who referred you?", "lol", "Hmm interesting", "Thanks, noted for the future.", "I'll share this with the team and see what they think.", "Got your note, thanks.",
 				"Thanks!", "Who is this?", "ok", "Received.", "Hmm, let me think about it.", "I'll forward this internally.",

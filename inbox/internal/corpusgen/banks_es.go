@@ -4,6 +4,7 @@ func init() {
 	banks["es"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Vale, hablemos.", "Sí, busquemos un hueco.", "Claro, llámame.", "Sería genial, lo agendamos.", "Lo miro con gusto, el martes por la tarde estoy libre.", "Para una llamada corta me apunto.", "Sí, me interesa. ¿Qué horarios te vienen bien?", "Tenemos que hablarlo. ¿La semana que viene?", "Bien, manda una invitación y me conecto.", "Fijemos una reunión, mejor por la mañana.", "Enséñame lo que hace.", "Estoy abierto, mándame un enlace de calendario.", "Muy interesante, ¿podemos hablar el {day}?", "Tenemos justo ese problema. ¿Cuándo nos lo presentas?", "Venga, una llamada el {day} a las {time}.",
 				"Me interesa, ¿hablamos el {day}?", "Sí, claro. ¿Te va bien el {day} a las {time}?", "Envíame una invitación para el {day} por la mañana.",
 				"Buen momento, justo estamos evaluando esto. ¿Cuándo tienes hueco?", "Sí, hagamos 20 minutos el {day}.",
 				"No diría que no a una demo.", "No toda la plataforma, pero el módulo de informes sí me interesa. ¿Lo hablamos?",
@@ -17,6 +18,8 @@ func init() {
 				"Venga, 15 minutos el {day}.", "Merece la pena hablarlo. ¿Qué día te viene bien?", "Perfecto, cuadra una reunión con mi asistente {colleague}.",
 			},
 			"question": {
+				"Antes de agendar nada: ¿se puede alojar en nuestros servidores?", "Antes de una demo necesito saber si hay conector con SAP.", "¿Sustituye a nuestra herramienta actual o la complementa?", "Antes de una llamada: ¿qué precio tendría más o menos?",
+				"Mándame info.", "Envíame más información, por favor.", "Mándame los precios.", "Envíame un folleto.", "¿Me mandas un resumen por correo?",
 				"¿Cuánto cuesta para un equipo de {n} personas?", "¿Se integra con {tool}?", "¿Dónde se alojan los datos?",
 				"¿Me puedes enviar más información?", "¿En qué se diferencia de {tool}?", "¿Hay una prueba gratuita?",
 				"¿Cuánto tarda la implementación?", "¿Cumplís con el RGPD?", "¿Tenéis clientes en {industry}?",
@@ -27,6 +30,8 @@ func init() {
 				"¿Podemos probarlo primero con un solo equipo?", "¿Los servidores están en Europa?", "¿Cómo clasifica las respuestas?",
 			},
 			"not_now": {
+				"Ahora no, quizá en unos meses.", "Pregúntame el año que viene.", "Contáctame en {month}.", "Estamos muy liados, prueba en {season}.", "De momento no, quizá más adelante este año.", "Hablemos en {season}.", "Este año no va a poder ser, el que viene con gusto.", "Escríbeme después del verano.", "Tenemos otras prioridades hasta {month}.", "Es pronto, hablamos en {n} meses.",
+				"Estamos migrando la plataforma hasta {month}. Después lo veo con gusto, escríbeme entonces.", "Compras congeladas hasta el nuevo ejercicio en {month}. Contáctame entonces.", "Estamos preparando el kickoff anual, retomémoslo el año que viene.",
 				"Ahora no, escríbeme en {season}.", "Este año no hay presupuesto, quizá el que viene.",
 				"Mal momento, estamos en plena reorganización. Vuelve a escribirme en {month}.", "No antes de {month}, vamos a tope.",
 				"Interesante, pero mejor el próximo trimestre.", "No es que no nos interese, pero este año no.",
@@ -37,6 +42,9 @@ func init() {
 				"Vuelve a contactarme después del verano.",
 			},
 			"not_interested": {
+				"¿Podéis sacarme de vuestra lista?", "¿Puedes dejar de escribirme?", "¿Otro correo? Sigue siendo no.", "¿Cuántas veces tengo que decir que no?", "¿Podéis borrar mis datos?",
+				"No lo necesitamos, gracias.", "Por favor, no me mandes más correos.", "Estamos bien servidos, gracias.", "No es para nosotros, lo siento.", "Gracias, pero no.", "No me interesa esto.", "Ni presupuesto ni interés.", "Dadme de baja, gracias.", "No, estamos contentos así.", "No contactéis más a nuestro equipo.", "Ni hablar, gracias.", "No usamos este tipo de herramientas.", "Enésimo correo... no, gracias.",
+				"Hemos decidido mantenerlo manual. No vamos a invertir en esto.", "No vamos a invertir en esta área.", "Preferimos seguir haciéndolo a mano, gracias.",
 				"No me interesa, gracias.", "No, gracias.", "Por favor, elimíname de tu lista.", "Ya usamos {tool} y estamos contentos.",
 				"No nos interesa.", "Deja de escribirme, por favor.", "No lo necesitamos.", "No es para nosotros.",
 				"Genial, otro correo comercial. Justo lo que necesitaba hoy.", "Lo hacemos internamente y no va a cambiar.",
@@ -53,6 +61,8 @@ func init() {
 				"Estoy de baja médica y responderé a mi vuelta.", "La oficina está cerrada hasta el {date}.",
 			},
 			"wrong_person": {
+				"¿Has probado con {colleague}? Es su área.", "¿No debería ir esto a nuestro equipo de ventas?",
+				"Creo que buscas a mi compañero {colleague}.", "No tengo nada que ver con esto, prueba con dirección.", "He pasado tu correo a {colleague}, te dirá algo si le interesa.", "Ahora trabajo en otra empresa.", "Mi puesto ha cambiado, ahora lo lleva {colleague}.", "Para eso tienes que ir a IT: {email}.", "Estoy en marketing, no en ventas. Contacta con {colleague}.", "No me toca decidirlo a mí, sino a {colleague}.",
 				"No soy el contacto adecuado, habla con nuestro director comercial.", "Ya no es mi puesto, cambié de departamento en {month}.", "Contacta mejor con {colleague}, lleva las alianzas.", "Este tipo de herramientas las decide compras.", "Solo soy el asistente, decide {colleague}.", "No estoy en ventas. Prueba con {email}.", "Eso es para nuestro CTO, no para mí.", "Me voy de {co} a final de mes, contacta con {colleague}.",
 				"No soy la persona adecuada, habla con {colleague}.", "Ya no trabajo en {co}. Escribe a {email}.",
 				"No es mi área, eso lo decide compras.", "Suena interesante, pero no decido yo: escribe a {colleague} ({email}).",
@@ -64,6 +74,8 @@ func init() {
 				"Eso es cosa de marketing, no mía.", "No llevo ese tema, pregunta a {colleague}.", "Me jubilé en {month}.",
 			},
 			"unclear": {
+				"¿Alguien te dio mi correo?", "¿Quién te ha pasado mis datos de contacto?", "¿Por qué me escribes a mí?", "¿Eres un bot?", "¿Es por la feria de la semana pasada?", "¿Para quién trabajas?", "¿En qué lista estoy?", "¿Por qué me llega este correo?",
+				"Muchas gracias por la información.", "Gracias por los detalles.", "Gracias por la info, lo reviso.",
 				"Gracias por la solicitud de conexión.", "Encantado de conectar.", "¿Qué es esto?", "¿Qué quieres decir?", "No entiendo qué ofrecéis.", "¿De qué nos conocemos?", "¿Es un envío masivo?", "Gracias, lo paso.", "Quizá.", "¡Buen finde!", "Lo hablo con mi jefe.", "¿Dónde estáis?", "Hoy no tengo tiempo, lo leo luego.", "¿Quién te ha dado mi nombre?", "Lo miro con calma.",
 				"¡Gracias!", "¿Quién eres?", "Ok.", "Lo reenvío a mi equipo.", "Recibido.", "¿Cómo conseguiste mi correo?", "Mmm.",
 				"Lo miro.", "¡Gracias por conectar!", "¿De qué se trata?", "Te digo algo.", "¡Feliz año!",

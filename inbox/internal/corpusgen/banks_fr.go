@@ -4,6 +4,7 @@ func init() {
 	banks["fr"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"D'accord pour en parler.", "Oui, trouvons un créneau.", "Bien sûr, appelez-moi.", "Ce serait top, on cale ça.", "Je regarde volontiers, mardi après-midi je suis libre.", "Partant pour un court appel.", "Oui, je suis intéressé. Quels horaires vous arrangent ?", "Il faudrait qu'on en parle. La semaine prochaine ?", "Très bien, envoyez une invitation et je me connecte.", "Fixons un rendez-vous, le matin de préférence.", "Montrez-moi ce que ça donne.", "Je suis ouvert, envoyez-moi un lien d'agenda.", "Très intéressant, on peut échanger {day} ?", "Sympa, faites-moi une démo {day}.", "On a justement ce problème. Quand pouvez-vous nous le présenter ?", "Allez, un appel {day} à {time}, ça marche.",
 				"Ça m'intéresse, on peut s'appeler {day} ?", "Oui, avec plaisir. {day} à {time} ?", "Envoyez-moi une invitation pour {day} matin.",
 				"Bon timing, nous étudions justement le sujet. Quand êtes-vous disponible ?", "Oui, parlons-en 20 minutes {day}.",
 				"Je ne dirais pas non à une démo.", "Pas toute la plateforme, mais le module de reporting m'intéresse. On en parle ?",
@@ -19,6 +20,8 @@ func init() {
 				"Allez, 15 minutes {day}, pas plus.", "Pourquoi pas, ça vaut le coup d'en discuter.",
 			},
 			"question": {
+				"Avant de caler un rendez-vous : peut-on l'héberger chez nous ?", "Avant une démo, j'ai besoin de savoir s'il y a un connecteur SAP.", "Ça remplace notre outil actuel ou ça le complète ?", "Avant un appel : quel est l'ordre de prix ?",
+				"Envoyez-moi de la documentation.", "Envoyez-moi vos tarifs.", "Merci de m'envoyer une brochure.", "Vous pouvez m'envoyer un résumé par mail ?", "Envoyez-moi plus d'infos.",
 				"Combien ça coûte pour une équipe de {n} personnes ?", "Est-ce compatible avec {tool} ?", "Où sont hébergées les données ?",
 				"Pouvez-vous m'envoyer une plaquette ?", "Quelle différence avec {tool} ?", "Y a-t-il un essai gratuit ?",
 				"Combien de temps prend la mise en place ?", "Êtes-vous conformes au RGPD ?", "Avez-vous des références dans {industry} ?",
@@ -30,6 +33,8 @@ func init() {
 				"Peut-on tester sur une seule équipe d'abord ?", "Vos serveurs sont-ils en Europe ?", "Comment l'outil classe-t-il les réponses ?",
 			},
 			"not_now": {
+				"Pas maintenant, peut-être dans quelques mois.", "Redemandez-moi l'an prochain.", "Recontactez-moi en {month}.", "On est trop chargés, réessayez au {season}.", "Pas pour l'instant, peut-être plus tard dans l'année.", "Parlons-en au {season}.", "Cette année ce ne sera pas possible, l'an prochain volontiers.", "Relancez-moi après l'été.", "On a d'autres priorités jusqu'en {month}.", "Trop tôt, on se reparle dans {n} mois.",
+				"Nous migrons notre plateforme jusqu'en {month}. Après, volontiers : relancez-moi à ce moment-là.", "Gel des achats jusqu'au nouvel exercice en {month}. Recontactez-moi alors.", "On prépare notre séminaire annuel, reprenons ça l'an prochain.",
 				"Pas pour le moment, recontactez-moi en {season}.", "Pas de budget cette année, peut-être l'an prochain.",
 				"Mauvais timing, nous sommes en pleine réorganisation. Relancez-moi en {month}.", "Pas avant {month}, l'équipe est débordée.",
 				"Intéressant, mais plutôt au prochain trimestre.", "Ce n'est pas que ça ne nous intéresse pas, mais pas cette année.",
@@ -40,6 +45,9 @@ func init() {
 				"On gèle les nouveaux outils jusqu'en {month}.", "Écrivez-moi à la rentrée, ce sera plus simple.",
 			},
 			"not_interested": {
+				"Pourriez-vous me retirer de votre liste ?", "Vous pouvez arrêter de m'écrire ?", "Encore un mail ? C'est toujours non.", "Combien de fois faut-il dire non ?", "Pouvez-vous supprimer mes données ?",
+				"Nous n'en avons pas besoin, merci.", "Merci de ne plus m'envoyer de mails.", "On est bien équipés, merci.", "Pas pour nous, désolé.", "Merci, mais non.", "Je ne suis pas intéressé.", "Ni budget ni intérêt.", "Désinscrivez-moi, merci.", "Non, nous sommes satisfaits comme ça.", "Ne contactez plus notre équipe.", "Hors de question, merci.", "Nous n'utilisons pas ce genre d'outils.", "Énième message... non merci.",
+				"Nous avons décidé de garder ce processus manuel. Nous n'investirons pas là-dedans.", "Nous n'allons pas investir dans ce domaine.", "On préfère continuer à la main, merci.",
 				"Pas intéressé, merci.", "Non merci.", "Merci de me retirer de votre liste.", "Nous utilisons déjà {tool} et en sommes satisfaits.",
 				"Ça ne nous intéresse pas.", "Merci de ne plus m'écrire.", "Pas besoin.", "Ce n'est pas pour nous.",
 				"Super, encore un mail commercial. Exactement ce qu'il me fallait.", "Nous faisons ça en interne et ça ne changera pas.",
@@ -57,6 +65,8 @@ func init() {
 				"Je suis en arrêt maladie et vous répondrai dès mon retour.", "Nos bureaux sont fermés jusqu'au {date}.",
 			},
 			"wrong_person": {
+				"Avez-vous essayé {colleague} ? C'est son domaine.", "Ça ne devrait pas aller à notre équipe commerciale ?",
+				"Vous voulez sans doute parler à mon collègue {colleague}.", "Je n'ai rien à voir avec ça, voyez la direction.", "J'ai passé votre mail à {colleague}, il reviendra vers vous si besoin.", "Je travaille désormais dans une autre entreprise.", "Mon rôle a changé, c'est {colleague} qui s'en occupe maintenant.", "Pour ça, il faut passer par notre DSI : {email}.", "Je suis au marketing, pas aux ventes. Contactez {colleague}.", "Ce n'est pas à moi de décider, mais à {colleague}.",
 				"Je ne suis pas le bon contact, adressez-vous à notre directeur commercial.", "Ce n'est plus mon poste, j'ai changé de service en {month}.", "Contactez plutôt {colleague}, elle gère les partenariats.", "Ce sont les achats qui décident de ce type d'outil.", "Je ne suis que l'assistante, c'est {colleague} qui décide.", "Je ne fais pas partie de l'équipe commerciale. Essayez {email}.", "C'est une question pour notre DSI, pas pour moi.", "Je quitte {co} à la fin du mois, contactez {colleague}.",
 				"Je ne suis pas la bonne personne, voyez avec {colleague}.", "Je ne travaille plus chez {co}. Contactez {email}.",
 				"Ce n'est pas mon domaine, c'est le service achats qui décide.", "Intéressant, mais ce n'est pas moi qui décide : écrivez à {colleague} ({email}).",
@@ -68,6 +78,8 @@ func init() {
 				"Ce sujet relève du marketing, pas de moi.", "Je n'ai pas la main sur ce sujet, c'est {colleague}.", "Je suis à la retraite depuis {month}.",
 			},
 			"unclear": {
+				"Quelqu'un vous a donné mon e-mail ?", "Qui vous a transmis mes coordonnées ?", "Pourquoi m'écrivez-vous ?", "Vous êtes un robot ?", "C'est au sujet du salon de la semaine dernière ?", "Pour qui travaillez-vous ?", "Sur quelle liste suis-je ?", "Pourquoi je reçois ce mail ?",
+				"Merci pour les informations.", "Merci pour ces détails.",
 				"Merci pour la demande de connexion.", "Ravi de faire partie de votre réseau.", "C'est quoi ?", "Que voulez-vous dire ?", "Je ne comprends pas ce que vous proposez.", "Rappelez-moi comment on se connaît ?", "C'est un envoi de masse ?", "Merci, je fais suivre.", "Peut-être.", "Bon week-end !", "J'en parle à mon chef.", "Vous êtes basés où ?", "Merci pour vos mots.", "Pas le temps aujourd'hui, je lirai plus tard.", "Qui vous a donné mon nom ?", "Je regarde ça au calme.", "Okay.",
 				"Merci !", "Qui êtes-vous ?", "Ok.", "Je transmets en interne.", "C'est noté.", "Comment avez-vous eu mon adresse ?", "Hmm.",
 				"Je regarde.", "Merci pour la connexion !", "De quoi s'agit-il ?", "Je reviens vers vous.", "Bonne année !",

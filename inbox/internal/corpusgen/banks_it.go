@@ -4,6 +4,7 @@ func init() {
 	banks["it"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Non è che non vogliamo, anzi: fissiamo una call.", "Sono via fino al {date}, ma poi volentieri una demo.",
 				"Ok, parliamone.", "Sì, troviamo un orario.", "Certo, mi chiami.", "Sarebbe ottimo, fissiamola.", "Ci do volentieri un'occhiata, martedì pomeriggio sono libero.", "Per una breve call ci sono.", "Sì, sono interessato. Che orari le vanno bene?", "Dobbiamo parlarne. La prossima settimana va bene?", "Bene, mandi un invito e mi collego.", "Fissiamo un appuntamento, la mattina per me è meglio.", "Mi faccia vedere cosa sa fare.", "Sono disponibile, mandi un link del calendario.", "Molto interessante, possiamo sentirci {day}?",
 				"Interessante, facciamo una call.", "Sì, volentieri. Va bene {day} alle {time}?", "Mandami un invito per {day}.",
 				"Ottimo tempismo, stiamo valutando proprio questo. Quando sei libero?", "Non direi di no a una demo.",
@@ -16,6 +17,8 @@ func init() {
 				"Sì, una demo mi sarebbe utile.",
 			},
 			"question": {
+				"Prima di fissare una call: si può installare sui nostri server?", "Sostituisce il nostro strumento attuale o lo affianca?",
+				"Mandami qualche informazione.", "Mi mandi i prezzi.", "Mi invii una brochure.", "Può mandarmi un riepilogo via email?", "Gradirei qualche informazione per email.",
 				"Quanto costa?", "Avete referenze che posso chiamare?", "Come funziona la fatturazione?", "Dov'è la fregatura?", "C'è un vincolo o si può disdire quando si vuole?", "Può mandarmi più dettagli via email?", "Funziona solo con le email o anche al telefono?", "Cosa serve per configurarlo?", "Con quali CRM lavorate?", "In quanto tempo è operativo?",
 				"Quanto costa per un team di {n} persone?", "Si integra con {tool}?", "Dove sono ospitati i dati?", "C'è una prova gratuita?",
 				"Può mandarmi del materiale?", "Che differenza c'è con {tool}?", "Quanto dura l'implementazione?", "È conforme al GDPR?",
@@ -25,6 +28,7 @@ func init() {
 				"Si può disdire mensilmente?", "Cosa succede ai nostri dati se disdiciamo?",
 			},
 			"not_now": {
+				"Stiamo migrando la piattaforma fino a {month}. Dopo lo guardo volentieri.", "Acquisti bloccati fino al nuovo esercizio a {month}, scrivimi allora.",
 				"Ora no, magari tra qualche mese.", "Mi richieda l'anno prossimo.", "Mi ricontatti a {month}.", "Adesso siamo troppo impegnati, riprovi in {season}.", "Per il momento no, forse più avanti nell'anno.", "Parliamone in {season}.", "Quest'anno non ci riusciamo, l'anno prossimo volentieri.",
 				"Per ora no, risentiamoci in {season}.", "Niente budget quest'anno, forse l'anno prossimo.", "Brutto momento, ricontattami a {month}.",
 				"Non prima di {month}, siamo pieni.", "Al momento non è una priorità, magari più avanti.", "Siamo in piena riorganizzazione. Scrivimi a {month}.",
@@ -33,6 +37,9 @@ func init() {
 				"Il budget è esaurito. L'anno prossimo ci guardiamo.", "Ricontattami dopo l'estate.", "Fino a {month} abbiamo altre priorità.",
 			},
 			"not_interested": {
+				"Potete togliermi dalla lista?", "Può smettere di scrivermi?", "Un'altra mail? Sempre no.", "Quante volte devo dire di no?", "Potete cancellare i miei dati?",
+				"Fantastico, un'altra mail commerciale. Proprio quello che mi serviva. No.", "Sembra carino, ma non fa per noi.",
+				"Abbiamo deciso di tenerlo manuale. Non investiremo in questo.", "Non investiremo in quest'area.",
 				"Non ne abbiamo bisogno, grazie.", "Per favore non mi scriva più.", "Siamo a posto così, grazie.", "Non fa per noi, mi spiace.", "Grazie, ma no.", "Non sono interessato.", "Niente budget e nessun interesse.", "Cancellatemi, per favore.", "No, siamo soddisfatti così.", "Non contattate più il nostro team.", "Non lo faremo.", "Assolutamente no, grazie.", "Non usiamo questo tipo di strumenti.", "L'ennesimo messaggio... no grazie.",
 				"Non mi interessa, grazie.", "No, grazie.", "Per favore toglietemi dalla lista.", "Usiamo già {tool} e siamo soddisfatti.", "Non fa per noi.",
 				"Smettete di scrivermi.", "Non ne abbiamo bisogno.", "Lo facciamo internamente, quindi no.", "Cancellate i miei dati, per favore.",
@@ -47,6 +54,8 @@ func init() {
 				"Sono in trasferta e rientrerò il {date}.", "L'ufficio è chiuso fino al {date}.", "Sono in maternità fino al {date}.",
 			},
 			"wrong_person": {
+				"Ha provato con {colleague}? È il suo ambito.", "Non dovrebbe andare al nostro team vendite?",
+				"Interessante, ma non decido io. Scriva a {colleague}.", "Bella proposta, ma decide {colleague}.",
 				"Non sono il contatto giusto, si rivolga al nostro direttore commerciale.", "Non è più il mio ruolo, ho cambiato reparto a {month}.", "Contatti piuttosto {colleague}, segue le partnership.", "Su questi strumenti decide l'ufficio acquisti.", "Sono solo l'assistente, decide {colleague}.", "Non faccio parte del team vendite. Provi con {email}.", "Questa è una domanda per il nostro CTO, non per me.", "Lascio {co} a fine mese, contatti {colleague}.", "Forse intende il mio collega {colleague}.", "Non c'entro niente, provi con la direzione.", "Ho passato la sua mail a {colleague}, la ricontatterà se interessa.", "Ora lavoro in un'altra azienda.", "Il mio ruolo è cambiato, ora se ne occupa {colleague}.", "Per questo deve rivolgersi all'IT: {email}.",
 				"Non sono la persona giusta, contatta {colleague}.", "Non lavoro più in {co}. Scrivi a {email}.", "Non è il mio ambito, decide l'ufficio acquisti.",
 				"Interessante, ma decide {colleague}, non io.", "Per questo devi sentire {colleague}.", "Ho girato il tuo messaggio a {colleague}, se ne occupa lei.",
@@ -55,6 +64,8 @@ func init() {
 				"Sono in pensione da {month}.", "{colleague} ha preso il mio posto.", "Se ne occupa il marketing, non io.",
 			},
 			"unclear": {
+				"Qualcuno le ha dato la mia email?", "Chi le ha passato i miei contatti?", "Perché scrive proprio a me?", "È un bot?", "Per chi lavora?",
+				"Grazie per le informazioni.", "Grazie dei dettagli.",
 				"Grazie per la richiesta di collegamento.", "Piacere di essere in contatto.", "Cos'è questo?", "Cosa intende esattamente?", "Non capisco bene cosa offrite.", "Mi ricorda come ci conosciamo?", "È una mail di massa?", "Grazie, la giro.", "Forse.", "Buon weekend!", "Ne parlo con il mio capo.", "Dove siete?", "Ci siamo già sentiti?", "Oggi non ho tempo, la leggo dopo.", "Chi le ha dato il mio nome?", "Ci guardo con calma.", "Ok, grazie per il messaggio.", "Preso nota.", "Buono a sapersi.", "Ci ragiono su.", "Le farò sapere.", "Non so ancora.", "Ciao {name}, grazie.", "Perfetto, grazie.",
 				"Grazie!", "Chi è lei?", "Ok.", "Lo inoltro internamente.", "Ricevuto.", "Di cosa si tratta?", "Grazie per l'info.", "Ci conosciamo?",
 				"Ci penso.", "Ne parlo con il team.", "Va bene.", "Vedremo.", "Come ha avuto il mio numero?", "Dove ha trovato il mio indirizzo?",

@@ -4,6 +4,7 @@ func init() {
 	banks["nl"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Het is niet dat we niet willen, integendeel: plan maar een call.", "Ik ben tot {date} weg, maar daarna graag een demo.",
 				"Oké, laten we praten.", "Ja, laten we een tijd zoeken.", "Prima, bel me maar.", "Dat zou mooi zijn, plan het maar in.", "Ik kijk er graag naar, dinsdagmiddag ben ik vrij.", "Voor een kort belletje ben ik wel te porren.", "Ja, ik heb interesse. Welke tijden passen jou?", "Moeten we eens over praten. Kan het volgende week?", "Goed, stuur een uitnodiging, ik schuif aan.", "Laten we een afspraak maken, ochtenden komen mij het beste uit.", "Laat maar zien wat het kan.", "Ik sta ervoor open, stuur een agendalink.", "Zeker interessant, kunnen we {day} even kort bellen?", "Graag, {day} om {time} kan ik.",
 				"Klinkt interessant, laten we bellen.", "Ja, graag. Past {day} om {time}?", "Stuur maar een uitnodiging voor {day}.",
 				"Goede timing, we kijken hier net naar. Wanneer heb je tijd?", "Ik zou een demo niet afslaan.",
@@ -17,6 +18,8 @@ func init() {
 				"Ik ben benieuwd. Stuur een paar tijden door.", "Ja hoor, een demo lijkt me nuttig.",
 			},
 			"question": {
+				"Voordat we iets plannen: kan het op onze eigen servers draaien?", "Vervangt dit onze huidige tool of werkt het ernaast?",
+				"Stuur me wat info.", "Stuur me de prijzen.", "Mail me een brochure.", "Kun je een korte samenvatting mailen?", "Graag wat informatie per mail.",
 				"Wat kost het?", "Hebben jullie referenties die ik kan bellen?", "Hoe werkt de facturatie?", "Wat is het addertje?", "Zit er een contract aan vast of kun je altijd opzeggen?", "Kun je meer details mailen?", "Werkt het alleen met e-mail of ook met telefoon?", "Wat heb ik nodig om het in te richten?", "Met welke CRM's werken jullie?", "Hoe snel is het live?", "Kan het ook in het Nederlands?",
 				"Wat kost dit voor een team van {n} mensen?", "Werkt het samen met {tool}?", "Waar worden de gegevens opgeslagen?",
 				"Is er een gratis proefperiode?", "Kunt u meer informatie sturen?", "Wat is het verschil met {tool}?",
@@ -27,6 +30,7 @@ func init() {
 				"Hoe herkent het systeem de antwoorden?", "Kunnen we maandelijks opzeggen?", "Wat gebeurt er met onze data als we stoppen?",
 			},
 			"not_now": {
+				"We migreren ons platform tot {month}. Daarna kijk ik er graag naar.", "Inkoopstop tot het nieuwe boekjaar in {month}, neem dan contact op.",
 				"Nu niet, misschien over een paar maanden.", "Vraag het volgend jaar nog eens.", "Neem in {month} weer contact op.", "We hebben het nu te druk, probeer het in {season}.", "Op dit moment niet, later dit jaar misschien.", "Laten we in {season} praten.", "Dit jaar lukt het niet meer, volgend jaar graag.",
 				"Nu even niet, probeer het in {season} nog eens.", "Geen budget dit jaar, misschien volgend jaar.", "Slechte timing, neem in {month} weer contact op.",
 				"Niet voor {month}, we zitten vol.", "Op dit moment geen prioriteit, misschien later dit jaar.", "We zitten midden in een reorganisatie. Mail me in {month}.",
@@ -35,6 +39,9 @@ func init() {
 				"Het budget is op. Volgend jaar kijken we er weer naar.", "Graag na de zomer opnieuw contact.", "We hebben andere prioriteiten tot {month}.",
 			},
 			"not_interested": {
+				"Kunt u mij van de lijst halen?", "Kun je stoppen met mailen?", "Weer een mail? Nog steeds nee.", "Hoe vaak moet ik nog nee zeggen?", "Kunt u mijn gegevens wissen?",
+				"Geweldig, weer een verkoopmail. Precies wat ik nodig had. Nee.", "Klinkt leuk, maar niets voor ons.",
+				"We hebben besloten dit handmatig te houden. Hier investeren we niet in.", "We gaan hier geen geld in steken.",
 				"We hebben dit niet nodig, dank je.", "Mail me alsjeblieft niet meer.", "We zijn goed voorzien, bedankt.", "Niks voor ons, sorry.", "Dank, maar nee.", "Ik heb hier geen interesse in.", "Geen budget en geen interesse.", "Graag afmelden.", "Nee, we zijn tevreden zoals het is.", "Neem geen contact meer op met ons team.", "Dat gaan we niet doen.", "Echt niet, bedankt.", "Wij werken niet met dit soort tools.", "Zoveelste mail... nee dank je.",
 				"Geen interesse, bedankt.", "Nee, dank je.", "Haal me van uw lijst af.", "We gebruiken al {tool} en zijn tevreden.", "Niet voor ons.",
 				"Stop met mailen alstublieft.", "Nee bedankt.", "Hier hebben we geen behoefte aan.", "Wij doen dit zelf, dus nee.",
@@ -50,6 +57,8 @@ func init() {
 				"Ik ben met zwangerschapsverlof tot {date}.",
 			},
 			"wrong_person": {
+				"Heb je {colleague} al geprobeerd? Dat is haar terrein.", "Moet dit niet naar ons salesteam?",
+				"Klinkt interessant, maar daar ga ik niet over. Mail {colleague}.", "Leuk aanbod, maar {colleague} beslist dit.",
 				"Ik ben niet de juiste contactpersoon, neem contact op met onze salesdirecteur.", "Dit is niet meer mijn rol, ik ben in {month} intern overgestapt.", "Neem liever contact op met {colleague}, zij doet partnerships.", "Over dit soort tools beslist onze inkoopafdeling.", "Ik ben alleen de assistent, {colleague} beslist.", "Ik zit niet in het salesteam. Probeer {email}.", "Dat is een vraag voor onze CTO, niet voor mij.", "Ik vertrek eind van de maand bij {co}, mail voortaan {colleague}.", "Je bedoelt waarschijnlijk mijn collega {colleague}.", "Hier heb ik niets mee te maken, probeer de directie.", "Ik heb het doorgezet naar {colleague}, die neemt contact op als het past.", "Ik ben sinds kort bij een ander bedrijf.", "Mijn functie is veranderd, {colleague} doet dit nu.", "Daarvoor moet je bij onze IT-afdeling zijn: {email}.",
 				"Ik ben niet de juiste persoon, neem contact op met {colleague}.", "Ik werk niet meer bij {co}. Mail {email}.",
 				"Dat is niet mijn afdeling, inkoop beslist hierover.", "Klinkt goed, maar {colleague} beslist dit, niet ik.",
@@ -59,6 +68,8 @@ func init() {
 				"Ik ben sinds {month} met pensioen.", "{colleague} heeft mijn taken overgenomen.", "Hiervoor is marketing verantwoordelijk, niet ik.",
 			},
 			"unclear": {
+				"Heeft iemand je mijn e-mailadres gegeven?", "Van wie heb je mijn gegevens?", "Waarom mail je mij?", "Ben je een bot?", "Voor wie werk je?",
+				"Bedankt voor de informatie.", "Dank voor de details.",
 				"Bedankt voor het connectieverzoek.", "Leuk om te connecten!", "Wat is dit?", "Wat bedoel je precies?", "Ik snap niet goed wat jullie aanbieden.", "Help me even, waar kennen we elkaar van?", "Is dit een massamail?", "Dank, ik geef het door.", "Misschien.", "Fijn weekend!", "Ik overleg even met mijn baas.", "Waar zitten jullie?", "Hebben we eerder contact gehad?", "Vandaag geen tijd, ik lees het later.", "Wie heeft je naar mij verwezen?", "Ik kijk er rustig naar.", "Oké, dank voor het bericht.", "Dat is genoteerd.", "Goed om te weten.", "Ik laat het even bezinken.", "Ik kom er nog op terug.", "Nee hoor, geen idee wie je bent.", "Top, bedankt!", "Hoi {name}, dank je.", "Ik weet het nog niet.",
 				"Bedankt!", "Wie bent u?", "Ok.", "Ik stuur het intern door.", "Ontvangen.", "Waar gaat dit over?", "Dank voor de info.",
 				"Kennen we elkaar?", "Ik denk erover na.", "Ik bespreek het met het team.", "Prima.", "We zien wel.", "Hoe kom je aan mijn nummer?",

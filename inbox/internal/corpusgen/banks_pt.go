@@ -4,6 +4,7 @@ func init() {
 	banks["pt"] = &bank{
 		core: map[string][]string{
 			"interested": {
+				"Não é que não queiramos, pelo contrário: marque uma chamada.", "Estou fora até {date}, mas depois gostava de ver uma demo.",
 				"Ok, vamos falar.", "Sim, vamos encontrar um horário.", "Claro, ligue-me.", "Seria ótimo, vamos marcar.", "Vejo com gosto, terça à tarde estou livre.", "Para uma chamada curta estou disponível.", "Sim, tenho interesse. Que horários lhe dão jeito?", "Bom, envie um convite e eu entro.", "Mostre-me o que faz.", "Muito interessante, podemos falar {day}?",
 				"Parece interessante, vamos marcar uma chamada.", "Sim, claro. Pode ser {day} às {time}?", "Mande-me um convite para {day}.",
 				"Bom timing, estamos a avaliar isto. Quando está disponível?", "Não diria não a uma demo.",
@@ -16,6 +17,8 @@ func init() {
 				"Sim, uma demo seria útil.",
 			},
 			"question": {
+				"Antes de marcarmos: dá para instalar nos nossos servidores?", "Substitui a nossa ferramenta atual ou complementa-a?",
+				"Mande-me mais informação.", "Envie-me os preços.", "Envie-me uma brochura.", "Pode mandar-me um resumo por e-mail?", "Gostaria de receber informação por e-mail.",
 				"Quanto custa?", "Têm referências com quem eu possa falar?", "Como funciona a faturação?", "Há fidelização ou posso cancelar quando quiser?", "Pode enviar mais detalhes por e-mail?", "Com que CRMs trabalham?", "Em quanto tempo fica operacional?",
 				"Quanto custa para uma equipa de {n} pessoas?", "Integra com {tool}?", "Onde ficam os dados?", "Há um período de teste gratuito?",
 				"Pode enviar mais informações?", "Qual a diferença para o {tool}?", "Quanto tempo demora a implementação?", "Cumpre o RGPD?",
@@ -25,6 +28,7 @@ func init() {
 				"Dá para cancelar mensalmente?", "O que acontece aos nossos dados se cancelarmos?",
 			},
 			"not_now": {
+				"Estamos a migrar a plataforma até {month}. Depois vejo com gosto.", "Compras congeladas até ao novo ano fiscal em {month}, contacte-me nessa altura.",
 				"Agora não, talvez daqui a uns meses.", "Pergunte-me no próximo ano.", "Volte a contactar-me em {month}.", "Estamos muito ocupados, tente em {season}.", "Para já não, talvez mais para o fim do ano.",
 				"Agora não, fale comigo em {season}.", "Sem orçamento este ano, talvez no próximo.", "Mau momento, volte a contactar em {month}.",
 				"Não antes de {month}, estamos cheios.", "Neste momento não é prioridade, talvez mais à frente.", "Estamos numa reestruturação. Escreva-me em {month}.",
@@ -33,6 +37,9 @@ func init() {
 				"O orçamento acabou. No próximo ano vemos isso.", "Volte a falar comigo depois do verão.", "Até {month} temos outras prioridades.",
 			},
 			"not_interested": {
+				"Podem retirar-me da lista?", "Pode parar de me escrever?", "Outro e-mail? Continua a ser não.", "Quantas vezes tenho de dizer que não?", "Podem apagar os meus dados?",
+				"Ótimo, mais um e-mail comercial. Era mesmo disto que eu precisava. Não.", "Parece giro, mas não é para nós.",
+				"Decidimos manter isto manual. Não vamos investir nisso.", "Não vamos investir nesta área.",
 				"Não precisamos disto, obrigado.", "Por favor não me escreva mais.", "Estamos bem assim, obrigado.", "Não é para nós, desculpe.", "Obrigado, mas não.", "Não estou interessado.", "Sem orçamento e sem interesse.", "Retirem-me, por favor.", "Não contactem mais a nossa equipa.", "Não usamos este tipo de ferramentas.",
 				"Não tenho interesse, obrigado.", "Não, obrigado.", "Por favor, retire-me da lista.", "Já usamos {tool} e estamos satisfeitos.", "Não é para nós.",
 				"Pare de me enviar e-mails.", "Não precisamos disto.", "Fazemos isso internamente, por isso não.", "Apaguem os meus dados, por favor.",
@@ -46,6 +53,8 @@ func init() {
 				"Estou em viagem e regresso a {date}.", "O escritório está fechado até {date}.", "Estou de licença de maternidade até {date}.",
 			},
 			"wrong_person": {
+				"Já tentou a {colleague}? É a área dela.", "Isto não devia ir para a nossa equipa comercial?",
+				"Interessante, mas não sou eu que decido. Escreva a {colleague}.", "Boa proposta, mas quem decide é {colleague}.",
 				"Não sou o contacto certo, fale com o nosso diretor comercial.", "Já não é a minha função, mudei de departamento em {month}.", "Contacte antes {colleague}, que trata das parcerias.", "Quem decide estas ferramentas é o departamento de compras.", "Sou só o assistente, quem decide é {colleague}.", "Não estou na equipa comercial. Tente {email}.", "Isso é uma pergunta para o nosso CTO, não para mim.", "Vou sair da {co} no fim do mês, contacte {colleague}.", "Deve estar a falar do meu colega {colleague}.", "Agora trabalho noutra empresa.",
 				"Não sou a pessoa certa, fale com {colleague}.", "Já não trabalho na {co}. Escreva para {email}.", "Não é a minha área, quem decide são as compras.",
 				"Interessante, mas quem decide é {colleague}, não eu.", "Para isso tem de falar com {colleague}.", "Reencaminhei a sua mensagem para {colleague}, é ela que trata disso.",
@@ -54,6 +63,8 @@ func init() {
 				"Estou reformado desde {month}.", "{colleague} ficou com as minhas funções.", "Isso é com o marketing, não comigo.",
 			},
 			"unclear": {
+				"Alguém lhe deu o meu e-mail?", "Quem lhe passou os meus contactos?", "Porque me está a escrever?", "É um bot?", "Para quem trabalha?",
+				"Obrigado pelas informações.", "Obrigada pelos detalhes.",
 				"Obrigado pelo pedido de ligação.", "Prazer em ligar-me consigo.", "O que é isto?", "O que quer dizer exatamente?", "Não percebo bem o que oferecem.", "Lembra-me de onde nos conhecemos?", "É um e-mail em massa?", "Obrigado, vou passar.", "Talvez.", "Bom fim de semana!", "Vou falar com o meu chefe.", "Onde estão sediados?", "Hoje não tenho tempo, leio depois.", "Quem lhe deu o meu nome?", "Vou ver com calma.", "Ok, obrigado pela mensagem.", "Tomei nota.", "Bom saber.",
 				"Obrigado!", "Quem é?", "Ok.", "Vou encaminhar internamente.", "Recebido.", "Do que se trata?", "Obrigado pela info.", "Conhecemo-nos?",
 				"Vou pensar.", "Vou falar com a equipa.", "Está bem.", "Vamos ver.", "Como arranjou o meu número?", "Onde encontrou o meu endereço?",
