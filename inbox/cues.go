@@ -221,9 +221,13 @@ type cueEntry struct {
 // a phrase starts at a space of the text (fold puts one before every
 // word), so the phrases are kept by their first four bytes.
 type cueIndex struct {
-	byKey map[string][]cueEntry
-	short []cueEntry // phrases shorter than a key
+	byKey     map[string][]cueEntry
+	short     []cueEntry // phrases shorter than a key
+	negatable []bool
 }
+
+// negatable are the cues negation turns around.
+var negatable = map[string]bool{"yes": true, "interest": true, "meet": true, "need": true}
 
 const cueKey = 4
 
@@ -235,8 +239,9 @@ var cueIdx = func() *cueIndex {
 	if len(cues) > maxCues {
 		panic("inbox: more cue groups than maxCues")
 	}
-	x := &cueIndex{byKey: map[string][]cueEntry{}}
+	x := &cueIndex{byKey: map[string][]cueEntry{}, negatable: make([]bool, len(cues))}
 	for i, c := range cues {
+		x.negatable[i] = negatable[c.name]
 		for _, p := range c.ps {
 			if len(p) < cueKey {
 				x.short = append(x.short, cueEntry{i, p})
@@ -249,8 +254,10 @@ var cueIdx = func() *cueIndex {
 }()
 
 // match sets hit[i] for every cue i whose phrases occur in text, as
-// cues[i].ps.in(text) would.
-func (x *cueIndex) match(text string, hit []bool) {
+// cues[i].ps.in(text) would; for a cue that negation turns around (a yes,
+// interest, a meeting, a need), an occurrence right after a negator ("not
+// sure", "kein Interesse", "no me interesa") sets neg[i] instead.
+func (x *cueIndex) match(text string, hit, neg []bool) {
 	for _, e := range x.short {
 		if !hit[e.cue] && strings.Contains(text, e.p) {
 			hit[e.cue] = true
@@ -261,9 +268,31 @@ func (x *cueIndex) match(text string, hit []bool) {
 			continue
 		}
 		for _, e := range x.byKey[text[i:i+cueKey]] {
-			if !hit[e.cue] && strings.HasPrefix(text[i:], e.p) {
+			if !strings.HasPrefix(text[i:], e.p) {
+				continue
+			}
+			if x.negatable[e.cue] && negatedAt(text, i) {
+				neg[e.cue] = true
+			} else {
 				hit[e.cue] = true
 			}
 		}
 	}
+}
+
+// negatedAt reports whether one of the two words before position i (a
+// space) of a folded text is a negator.
+func negatedAt(text string, i int) bool {
+	end := i
+	for range 2 {
+		start := strings.LastIndexByte(text[:end], ' ')
+		if start < 0 {
+			return false
+		}
+		if negators[text[start+1:end]] {
+			return true
+		}
+		end = start
+	}
+	return false
 }

@@ -66,12 +66,15 @@ func features(subject, body string) []feature {
 	// Cues that mean the same in every language, weighted up.
 	var cueHashes []uint32
 	cue := func(name string) { cueHashes = append(cueHashes, hash("k", name)) }
-	var hits [maxCues]bool
-	hit := hits[:len(cues)]
-	cueIdx.match(text, hit)
-	for i, ok := range hit {
-		if ok {
+	var hits, negs [maxCues]bool
+	hit, neg := hits[:len(cues)], negs[:len(cues)]
+	cueIdx.match(text, hit, neg)
+	for i := range hit {
+		if hit[i] {
 			cue(cues[i].name)
+		}
+		if neg[i] {
+			cue("not " + cues[i].name)
 		}
 	}
 	lower := strings.ToLower(body)

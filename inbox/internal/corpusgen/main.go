@@ -325,7 +325,28 @@ func (g *gen) reply(intent string) Example {
 func main() {
 	out := flag.String("out", "inbox/testdata/model/train.jsonl", "where to write the corpus")
 	seed := flag.Uint64("seed", 25, "the random seed")
+	var exclude []string
+	flag.Func("exclude", "a file of replies (JSON lines) the corpus must not repeat: the development and held-out sets (may be given several times)",
+		func(v string) error { exclude = append(exclude, v); return nil })
 	flag.Parse()
+	// A generated reply whose text is a reply of the development or
+	// held-out sets is written anew: the sets are never trained on. Only
+	// the number of such replies is told, not which.
+	avoid := map[string]bool{}
+	for _, name := range exclude {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			var ex Example
+			if json.Unmarshal([]byte(line), &ex) == nil && strings.TrimSpace(ex.Body) != "" {
+				avoid[fold(ex.Body)] = true
+			}
+		}
+	}
+	avoided := 0
 	langs := make([]string, 0, len(perLang))
 	for l := range perLang {
 		langs = append(langs, l)
@@ -340,6 +361,10 @@ func main() {
 			key := ex.Lang + ex.Intent + ex.Subject + ex.Body
 			if seen[key] && tries < 10*perLang[l] {
 				continue // a repeat teaches nothing
+			}
+			if avoid[fold(ex.Body)] {
+				avoided++
+				continue
 			}
 			seen[key] = true
 			all = append(all, ex)
@@ -363,5 +388,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("%d replies written to %s\n", len(all), *out)
+	fmt.Printf("%d replies written to %s (%d generated replies were in the excluded sets and were written anew)\n", len(all), *out, avoided)
+}
+
+// fold is the text as inbox compares replies: lower case, without
+// accents, every run of other characters than letters and digits one
+// space.
+func fold(s string) string {
+	var b strings.Builder
+	space := true
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case r == 'ß':
+			b.WriteString("ss")
+			space = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(unicode.ToLower(r))
+			space = false
+		case !space:
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
