@@ -6,7 +6,12 @@
 // (inbox/testdata/model/heldout.jsonl) are written by hand, whole reply by
 // whole reply, and are never made by this program.
 //
-//	go run ./inbox/internal/corpusgen -out inbox/testdata/model/train.jsonl
+//	go run ./inbox/internal/corpusgen -out inbox/testdata/model/train.jsonl \
+//		-exclude inbox/testdata/model/dev.jsonl -exclude inbox/testdata/model/fresh.jsonl \
+//		-exclude inbox/testdata/model/heldout.jsonl
+//
+// -exclude writes anew a generated reply whose text is one of the file's,
+// and tells only how many it wrote anew.
 package main
 
 import (
