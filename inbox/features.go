@@ -9,6 +9,12 @@ import (
 // modelDims is the number of hashed feature buckets of a model.
 const modelDims = 1 << 18
 
+// negationScope is how many words after a negator are read as negated.
+var negationScope = 3
+
+// cueWeight is how many times a cue counts.
+var cueWeight = 3
+
 // feature is one hashed feature of a message and its weight.
 type feature struct {
 	idx uint32
@@ -48,6 +54,47 @@ func features(subject, body string) []feature {
 	if len(toks) > 0 {
 		add("b", "^", toks[0])
 		add("b", toks[len(toks)-1], "$")
+	}
+	// Negation: the words after a negator, as negated words.
+	for i, t := range toks {
+		if negators[t] {
+			for j := i + 1; j < len(toks) && j <= i+negationScope; j++ {
+				add("g", toks[j])
+			}
+		}
+	}
+	// Cues that mean the same in every language, weighted up.
+	var cueHashes []uint32
+	cue := func(name string) { cueHashes = append(cueHashes, hash("k", name)) }
+	var hits, negs [maxCues]bool
+	hit, neg := hits[:len(cues)], negs[:len(cues)]
+	cueIdx.match(text, hit, neg)
+	for i := range hit {
+		if hit[i] {
+			cue(cues[i].name)
+		}
+		if neg[i] {
+			cue("not " + cues[i].name)
+		}
+	}
+	lower := strings.ToLower(body)
+	if clock.MatchString(lower) {
+		cue("clock")
+	}
+	if weekdayCue.in(text) {
+		cue("day")
+	}
+	if strings.Contains(body, "@") {
+		cue("email")
+	}
+	if strings.Contains(lower, "http") || strings.Contains(lower, ".test/") || strings.Contains(lower, ".com/") {
+		cue("link")
+	}
+	if strings.HasSuffix(strings.TrimSpace(body), "?") {
+		cue("asks-last")
+	}
+	for range cueWeight {
+		hs = append(hs, cueHashes...)
 	}
 	for _, t := range strings.Fields(fold(subject)) {
 		add("s", t)

@@ -182,9 +182,11 @@ func DefaultClassifier() Classifier {
 // ModelClassifier reads replies with a Model. Machine evidence (the
 // auto-reply headers and subject prefixes) stays decisive: such a message
 // is an auto-reply, read as ooo, or as wrong_person when the model finds
-// the person left; so is a message that is an away notice as a whole.
-// Otherwise the model decides, and a person is never an auto-reply. Below Threshold the intent is
-// unclear and the classification asks for review.
+// the person left; so is a message that is an away notice as a whole
+// (the rules find nothing else in it, and the model reads no answer to the
+// outreach in it with confidence). Otherwise the model decides, and a
+// person is never an auto-reply. Below Threshold the intent is unclear and
+// the classification asks for review.
 type ModelClassifier struct {
 	Model     *Model
 	Threshold float64
@@ -203,7 +205,12 @@ func (c *ModelClassifier) Classify(_ context.Context, m Incoming) (Classificatio
 		}
 	}
 	out.Intent, out.Confidence = Intents[best], p[best]
-	if machine(m.Headers, fold(m.Subject)) || awayNotice(body) {
+	// A body the rules read as an away notice is not one when the model
+	// reads an answer to the outreach in it with confidence (a yes, a no,
+	// a later, a question): that is a person who mentions being away.
+	answers := out.Confidence >= c.Threshold &&
+		(out.Intent == Interested || out.Intent == Question || out.Intent == NotNow || out.Intent == NotInterested)
+	if machine(m.Headers, fold(m.Subject)) || (awayNotice(body) && !answers) {
 		// Machine evidence, or a whole message that is an away notice
 		// (no question, no answer to the outreach).
 		out.AutoReply, out.Intent, out.Confidence = true, OutOfOffice, 1
