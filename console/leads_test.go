@@ -287,4 +287,3 @@ func TestImportThroughTheConsole(t *testing.T) {
 		is.Equal(e.member("vera@globex.test", apikit.RoleClientViewer, "Globex").get(loc).code, http.StatusOK)
 	})
 }
-
