@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -73,4 +74,30 @@ func TestAssetsAreServedFromTheBinary(t *testing.T) {
 		_, err := assetFS.ReadFile("assets/" + f)
 		is.NoErr(err)
 	}
+}
+
+// TestFlashShowsOnceOnTheNextPage: a handler's Flash shows on the page
+// the redirect leads to, once, and only to the session that set it.
+func TestFlashShowsOnceOnTheNextPage(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	e := newEnv(t, dbtest.Open(t, db.SQLite))
+	e.c.handle("POST /test/flash", apikit.RoleMember, func(rq *Request) error {
+		rq.Flash(`Saved <"it">.`)
+		rq.Redirect("/sequences")
+		return nil
+	})
+	b := e.member("sdr@acme.test", apikit.RoleMember)
+	r := b.post("/app/leads", "/app/test/flash", nil)
+	is.Equal(r.code, http.StatusSeeOther)
+	is.Equal(r.header.Get("Location"), "/app/sequences")
+	forged := b.cookie(flashCookie)
+	page := b.get("/app/sequences")
+	is.True(strings.Contains(page.body, `<p class="flash" role="status">Saved &lt;&#34;it&#34;&gt;.</p>`))
+	is.True(!strings.Contains(b.get("/app/sequences").body, "Saved")) // once
+	// Another session does not show it.
+	other := e.member("boss@acme.test", apikit.RoleManager)
+	u, _ := url.Parse(e.srv.URL + "/app/")
+	other.http.Jar.SetCookies(u, []*http.Cookie{{Name: flashCookie, Value: forged, Path: "/app/"}})
+	is.True(!strings.Contains(other.get("/app/sequences").body, "Saved"))
 }
