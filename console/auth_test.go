@@ -234,6 +234,8 @@ func TestMembersPage(t *testing.T) {
 		link := regexp.MustCompile(`<output class="secret" id="invite-link">([^<]+)</output>`).FindStringSubmatch(r.body)
 		is.True(link != nil)
 		is.True(strings.HasPrefix(link[1], e.srv.URL+"/app/invite/"))
+		is.True(regexp.MustCompile(`<tr><td>vera@globex.test</td><td>client_viewer</td><td>Globex</td><td>2026-11-03 10:15</td></tr>`).MatchString(r.body))
+		is.True(strings.Contains(boss.get("/app/members").body, "<td>vera@globex.test</td>")) // pending
 		v := e.browser()
 		invite := v.get(strings.TrimPrefix(link[1], e.srv.URL))
 		is.Equal(invite.code, http.StatusOK)

@@ -18,6 +18,7 @@ func (c *Console) routesMembers() {
 
 type membersData struct {
 	Members []workspace.MemberView
+	Pending []workspace.Invite
 	Clients []workspace.Named
 	Roles   []apikit.Role
 	// Form is what was typed, kept when the invite is refused.
@@ -39,7 +40,11 @@ func (c *Console) membersData(rq *Request) (*membersData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &membersData{Members: ms, Clients: cat.Clients}
+	pending, err := c.pl.Workspaces.PendingInvites(rq.Ctx, rq.P)
+	if err != nil {
+		return nil, err
+	}
+	d := &membersData{Members: ms, Pending: pending, Clients: cat.Clients}
 	for _, r := range []apikit.Role{apikit.RoleClientViewer, apikit.RoleMember, apikit.RoleManager, apikit.RoleOwner} {
 		if rq.P.Role.AtLeast(r) {
 			d.Roles = append(d.Roles, r)
@@ -74,6 +79,7 @@ func (c *Console) inviteMember(rq *Request) error {
 		return rq.Render(StatusOf(ae.Code), "members", page{Title: "Members", Nav: "members", Data: d, Error: ae})
 	}
 	d.Invited, d.Link = inv, c.inviteLink(rq, token)
+	d.Pending = append([]workspace.Invite{*inv}, d.Pending...)
 	d.Form.Email, d.Form.Clients = "", nil
 	return rq.Render(http.StatusOK, "members", page{Title: "Members", Nav: "members", Data: d})
 }

@@ -547,3 +547,31 @@ func (s *Service) MemberList(ctx context.Context, p apikit.Principal) ([]MemberV
 	}
 	return out, nil
 }
+
+// PendingInvites returns the workspace's invites that can still be used,
+// newest first, with their clients' names. A principal limited to some
+// clients sees only the invites limited to clients among its own.
+func (s *Service) PendingInvites(ctx context.Context, p apikit.Principal) ([]Invite, error) {
+	invs, err := s.store.PendingInvites(ctx, p.WorkspaceID, s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	clients, err := s.store.Named(ctx, p.WorkspaceID, Clients, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []Invite{}
+	for _, inv := range invs {
+		if p.Scoped() && (len(inv.ClientIDs) == 0 || slices.ContainsFunc(inv.ClientIDs, func(c string) bool { return !p.SeesClient(c) })) {
+			continue
+		}
+		inv.ClientNames = []string{}
+		for _, c := range clients {
+			if slices.Contains(inv.ClientIDs, c.ID) {
+				inv.ClientNames = append(inv.ClientNames, c.Name)
+			}
+		}
+		out = append(out, inv)
+	}
+	return out, nil
+}

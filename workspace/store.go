@@ -39,6 +39,7 @@ type Store interface {
 	// Sign-in (signin.go).
 	InsertInvite(ctx context.Context, inv *Invite) error
 	InviteByHash(ctx context.Context, hash string) (*Invite, error)
+	PendingInvites(ctx context.Context, workspaceID string, now time.Time) ([]Invite, error)
 	UseInvite(ctx context.Context, hash string, now time.Time) (*Invite, error)
 	SetMemberClients(ctx context.Context, memberID string, clientIDs []string) error
 	SetPassword(ctx context.Context, p *memberPassword) error
@@ -298,6 +299,15 @@ func (s *BunStore) InviteByHash(ctx context.Context, hash string) (*Invite, erro
 		return nil, err
 	}
 	return inv, nil
+}
+
+// PendingInvites returns the workspace's unused, unexpired invites at now,
+// newest first.
+func (s *BunStore) PendingInvites(ctx context.Context, workspaceID string, now time.Time) ([]Invite, error) {
+	var out []Invite
+	err := s.idb(ctx).NewSelect().Model(&out).Where("workspace_id = ? AND used_at IS NULL AND expires_at > ?", workspaceID, now).
+		Order("created_at DESC", "id DESC").Scan(ctx)
+	return out, err
 }
 
 // UseInvite marks the invite with hash used at now and returns it, or
