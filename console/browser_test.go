@@ -70,6 +70,11 @@ func TestBrowserInviteSignInImportAndLeads(t *testing.T) {
 	is.True(strings.Contains(text(p, "h1"), "<b>Eve</b><script>alert(1)</script>"))
 	is.Equal(evalInt(p, `document.querySelectorAll('main b, main img, main script, main a[href*="evil"]').length`), 0)
 	is.True(strings.Contains(text(p, "main"), `<a href="//evil.example">click</a>`))
+	// Set its stage with the page's form: the flash says so.
+	p.Do(chromedp.Evaluate[chromedp.Void](`document.getElementById("l-stage").selectedIndex = 1`),
+		chromedp.Click(chromedp.CSS(`form[action$="/stage"] button`)), chromedp.WaitVisible(chromedp.CSS(`.flash`)))
+	is.Equal(text(p, ".flash"), "Stage saved.")
+	is.True(strings.Contains(text(p, "dl.fields"), "Contacted"))
 	p.Screenshot("lead")
 
 	// A CSV import: the progress, then the row report.

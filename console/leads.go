@@ -24,6 +24,52 @@ func (c *Console) routesLeads() {
 	c.handle("GET /leads/import", apikit.RoleMember, c.importForm)
 	c.handle("POST /leads/import", apikit.RoleMember, c.startImport)
 	c.handle("GET /imports/{id}", apikit.RoleClientViewer, c.importPage)
+	// The lead page's forms: PUT /v1/leads/{id}/stage, POST …/tags,
+	// DELETE …/tags/{tag_id}, POST and DELETE …/suppress.
+	c.handle("POST /leads/{id}/stage", apikit.RoleMember, c.leadAction(func(rq *Request, id string) (string, error) {
+		var stage *string
+		if v := rq.R.PostFormValue("stage_id"); v != "" {
+			stage = &v
+		}
+		_, err := c.pl.Leads.SetStage(rq.Ctx, rq.P, id, stage)
+		return "Stage saved.", err
+	}))
+	c.handle("POST /leads/{id}/tags", apikit.RoleMember, c.leadAction(func(rq *Request, id string) (string, error) {
+		_, err := c.pl.Leads.AddTags(rq.Ctx, rq.P, id, []string{rq.R.PostFormValue("tag_id")})
+		return "Tag added.", err
+	}))
+	c.handle("POST /leads/{id}/tags/{tag}/remove", apikit.RoleMember, c.leadAction(func(rq *Request, id string) (string, error) {
+		_, err := c.pl.Leads.RemoveTag(rq.Ctx, rq.P, id, rq.R.PathValue("tag"))
+		return "Tag removed.", err
+	}))
+	c.handle("POST /leads/{id}/suppress", apikit.RoleMember, c.leadAction(func(rq *Request, id string) (string, error) {
+		_, err := c.pl.Leads.Suppress(rq.Ctx, rq.P, id)
+		return "Marked do-not-contact: future sends to this lead stop.", err
+	}))
+	c.handle("POST /leads/{id}/unsuppress", apikit.RoleMember, c.leadAction(func(rq *Request, id string) (string, error) {
+		_, err := c.pl.Leads.Unsuppress(rq.Ctx, rq.P, id)
+		return "The do-not-contact mark is cleared.", err
+	}))
+}
+
+// leadAction is a form of the lead page: it runs do on the lead's id and
+// goes back to the lead with do's message, or shows do's error.
+func (c *Console) leadAction(do func(rq *Request, id string) (string, error)) handler {
+	return func(rq *Request) error {
+		id := rq.R.PathValue("id")
+		for _, v := range []string{id, rq.R.PathValue("tag"), rq.R.PostFormValue("stage_id"), rq.R.PostFormValue("tag_id")} {
+			if v != "" && !apikit.ValidID(v) {
+				return apikit.NotFound("Lead or tag " + strconv.Quote(v))
+			}
+		}
+		msg, err := do(rq, id)
+		if err != nil {
+			return err
+		}
+		rq.Flash(msg)
+		rq.Redirect("/leads/" + id)
+		return nil
+	}
 }
 
 // leadsFilter is the list's filter form, as typed.
@@ -105,6 +151,7 @@ func (c *Console) leadsPage(rq *Request) error {
 
 type leadData struct {
 	Lead     *leads.LeadDetail
+	Catalog  workspace.Catalog
 	Client   string
 	Stage    string
 	List     string
@@ -136,7 +183,7 @@ func (c *Console) leadPage(rq *Request) error {
 	if err != nil {
 		return err
 	}
-	d := leadData{Lead: l, Client: names(cat.Clients)[apikit.Deref(l.ClientID)], Stage: names(cat.Stages)[apikit.Deref(l.StageID)],
+	d := leadData{Lead: l, Catalog: cat, Client: names(cat.Clients)[apikit.Deref(l.ClientID)], Stage: names(cat.Stages)[apikit.Deref(l.StageID)],
 		List: names(cat.Lists)[apikit.Deref(l.ListID)]}
 	for _, k := range sortedKeys(l.Custom) {
 		d.Custom = append(d.Custom, field{k, display(l.Custom[k])})

@@ -143,7 +143,7 @@ func TestLeadPage(t *testing.T) {
 		is.True(strings.Contains(page.body, "&lt;i&gt;hi&lt;/i&gt;"))
 		// Fields, tags, stage, client and the timeline.
 		is.True(strings.Contains(page.body, "eve@globex.test"))
-		is.True(strings.Contains(page.body, "<li>"+cat.Tags[0].Name+"</li>"))
+		is.True(strings.Contains(page.body, "<li>"+cat.Tags[0].Name+" <form"))
 		is.True(strings.Contains(page.body, "<dd>"+cat.Stages[0].Name+"</dd>"))
 		is.True(strings.Contains(page.body, "<dd>Globex</dd>"))
 		is.True(strings.Contains(page.body, "lead.created"))
@@ -285,5 +285,68 @@ func TestImportThroughTheConsole(t *testing.T) {
 		is.Equal(e.member("vera@initech.test", apikit.RoleClientViewer, "Initech").get(loc).code, http.StatusNotFound)
 		is.Equal(e.member("other:owner@other.test", apikit.RoleOwner).get(loc).code, http.StatusNotFound)
 		is.Equal(e.member("vera@globex.test", apikit.RoleClientViewer, "Globex").get(loc).code, http.StatusOK)
+	})
+}
+
+// TestLeadPageForms: a member sets the stage, adds and removes a tag and
+// marks the lead do-not-contact through the lead page, with the API's
+// services; a client viewer has no such forms and is refused.
+func TestLeadPageForms(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEnv(t, d)
+		id := e.lead("acme", "Globex", leads.LeadInput{Name: str("Gina"), EmailWork: str("gina@globex.test")})
+		other := e.lead("other", "Hooli", leads.LeadInput{Name: str("Hidden"), EmailWork: str("h@hooli.test")})
+		ctx, p := e.principal("acme")
+		cat, err := e.pl.Workspaces.Catalog(ctx, p)
+		is.NoErr(err)
+		stage, tag := cat.Stages[1], cat.Tags[0]
+		path := "/app/leads/" + id
+		sdr := e.member("sdr@acme.test", apikit.RoleMember)
+
+		r := sdr.post(path, path+"/stage", url.Values{"stage_id": {stage.ID}})
+		is.Equal(r.code, http.StatusSeeOther)
+		page := sdr.get(path)
+		is.True(strings.Contains(page.body, "Stage saved."))
+		is.True(strings.Contains(page.body, `<option value="`+stage.ID+`" selected>`))
+		is.Equal(sdr.post(path, path+"/tags", url.Values{"tag_id": {tag.ID}}).code, http.StatusSeeOther)
+		is.Equal(sdr.post(path, path+"/suppress", nil).code, http.StatusSeeOther)
+		l, err := e.pl.Leads.Get(ctx, p, id)
+		is.NoErr(err)
+		is.Equal(*l.StageID, stage.ID)
+		is.Equal(len(l.Tags), 1)
+		is.True(l.DoNotContact)
+		page = sdr.get(path)
+		is.True(strings.Contains(page.body, "do not contact"))
+		is.True(strings.Contains(page.body, "Clear do-not-contact"))
+		is.Equal(sdr.post(path, path+"/tags/"+tag.ID+"/remove", nil).code, http.StatusSeeOther)
+		is.Equal(sdr.post(path, path+"/unsuppress", nil).code, http.StatusSeeOther)
+		is.Equal(sdr.post(path, path+"/stage", url.Values{"stage_id": {""}}).code, http.StatusSeeOther)
+		l, err = e.pl.Leads.Get(ctx, p, id)
+		is.NoErr(err)
+		is.True(l.StageID == nil && len(l.Tags) == 0 && !l.DoNotContact)
+		// The timeline has the API's events, naming the member.
+		page = sdr.get(path)
+		for _, kind := range []string{"lead.stage_changed", "lead.tagged", "lead.untagged", "lead.suppressed", "lead.unsuppressed"} {
+			is.True(strings.Contains(page.body, kind))
+		}
+
+		// Errors are the services': another workspace's lead, an unknown tag.
+		r = sdr.post(path, "/app/leads/"+other+"/stage", url.Values{"stage_id": {stage.ID}})
+		is.Equal(r.code, http.StatusNotFound)
+		r = sdr.post(path, path+"/tags", url.Values{"tag_id": {apikit.NewID()}})
+		is.Equal(r.code, http.StatusUnprocessableEntity)
+		is.True(strings.Contains(r.body, `class="error"`))
+
+		// A client viewer: no forms, and refused.
+		v := e.member("vera@globex.test", apikit.RoleClientViewer, "Globex")
+		page = v.get(path)
+		is.Equal(page.code, http.StatusOK)
+		is.True(!strings.Contains(page.body, `method="post" action="/app/leads/`))
+		is.Equal(v.post(path, path+"/suppress", nil).code, http.StatusForbidden)
+		l, err = e.pl.Leads.Get(ctx, p, id)
+		is.NoErr(err)
+		is.True(!l.DoNotContact)
 	})
 }
