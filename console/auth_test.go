@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -130,6 +131,14 @@ func TestFormsNeedTheirCSRFToken(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", "https://evil.example")
 		is.Equal(boss.do(req).code, http.StatusForbidden)
+		// The public URL's origin is this site, whatever Host a proxy passes.
+		behind := httptest.NewServer(newConsole(e.pl, Options{PublicURL: "https://leadline.example.com"}))
+		defer behind.Close()
+		req, _ = http.NewRequest(http.MethodPost, behind.URL+"/app/members/invite", strings.NewReader(url.Values{"email": {"x@acme.test"}, "role": {"member"},
+			"csrf": {boss.get("/app/members").csrf()}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://leadline.example.com")
+		is.Equal(boss.do(req).code, http.StatusOK)
 		// The sign-in form too: without its pre-session token, nothing is checked.
 		anon := e.browser()
 		r := anon.postForm("/app/signin", url.Values{"email": {"sdr@acme.test"}, "password": {testPassword}}, "")

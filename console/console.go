@@ -47,6 +47,8 @@ type Console struct {
 	pages   *pages
 	log     *slog.Logger
 	limiter *signInLimiter
+	// publicHost is the host of Options.PublicURL, "" without one.
+	publicHost string
 }
 
 // New returns the console on pl as one handler for the paths under
@@ -69,6 +71,9 @@ func newConsole(pl *platform.Platform, opts Options) *Console {
 	}
 	c := &Console{pl: pl, opts: opts, prefix: opts.Prefix, mux: http.NewServeMux(), log: opts.Logger,
 		limiter: newSignInLimiter(pl.Clock, opts.SignInLimits)}
+	if u, err := url.Parse(opts.PublicURL); err == nil {
+		c.publicHost = u.Host
+	}
 	c.pages = loadPages(c.prefix)
 	c.routes()
 	return c

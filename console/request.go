@@ -98,11 +98,13 @@ func roleRefusal(role apikit.Role, p apikit.Principal) error {
 }
 
 // checkWrite refuses a write whose form lacks the CSRF token, or that
-// another site's page sent.
+// another site's page sent: its Origin, when the browser sends one, must
+// be the request's host or the public URL's (a proxy in front may pass
+// another Host).
 func (c *Console) checkWrite(rq *Request) error {
 	r := rq.R
 	if o := r.Header.Get("Origin"); o != "" && o != "null" {
-		if u, err := url.Parse(o); err != nil || u.Host != r.Host {
+		if u, err := url.Parse(o); err != nil || (u.Host != r.Host && u.Host != c.publicHost) {
 			return csrfRefusal()
 		}
 	}
