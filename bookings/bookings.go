@@ -133,7 +133,7 @@ func (svc *Service) SetSecrets(ctx context.Context, workspaceID string, s Secret
 		}
 		if _, err := svc.db.IDB(ctx).NewRaw(`INSERT INTO booking_secrets (workspace_id, provider, secret, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (workspace_id, provider) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at`,
-			workspaceID, provider, sealed, svc.clock.Now()).Exec(ctx); err != nil {
+			workspaceID, provider, sealed, db.Now(ctx, svc.clock)).Exec(ctx); err != nil {
 			return nil, err
 		}
 		changes = append(changes, provider+" booking secret set")

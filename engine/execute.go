@@ -9,6 +9,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -25,7 +26,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollment
 				return nil, err
 			}
 		}
-		now := r.svc.clock.Now()
+		now := db.Now(ctx, r.svc.clock)
 		if e.Status != enrollments.Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
 			// Saves what an earlier step left unsaved, if anything.
 			e.LeaseUntil = nil
@@ -360,7 +361,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	if action.Channel() == senders.LinkedIn && !enrollments.HasLinkedIn(lead) {
 		return failWith("missing_linkedin", "The lead has no LinkedIn id, provider id or public identifier.")
 	}
-	if action == senders.SendEmail && !enrollments.HasEmail(lead) {
+	if action.Channel() == senders.Email && !enrollments.HasEmail(lead) {
 		return failWith("missing_email", "The lead has no email address.")
 	}
 	texts, err := render(step, lead)
@@ -472,7 +473,9 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 }
 
 // threads reports whether an action of s continues the lead's
-// conversation: a message or an email through a transport that threads.
+// conversation: one that does (senders.ActionSpec.Continues) through a
+// transport that threads.
 func threads(s *senders.Sender, a senders.Action) bool {
-	return (a == senders.Message || a == senders.SendEmail) && senders.TransportKinds[s.Transport].Threads
+	spec, _ := a.Spec()
+	return spec.Continues && senders.TransportKinds[s.Transport].Threads
 }

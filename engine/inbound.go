@@ -83,7 +83,7 @@ func (q *Queue) Push(ctx context.Context, workspaceID, source, dedupe string, ev
 	if err != nil {
 		return false, err
 	}
-	now := q.clock.Now()
+	now := db.Now(ctx, q.clock)
 	row := &queued{ID: apikit.NewID(), WorkspaceID: workspaceID, Source: source, Dedupe: dedupe, Payload: payload, ReceivedAt: now, DueAt: now}
 	added, err := db.InsertIfAbsent(ctx, q.db.IDB(ctx), row, "workspace_id, source, dedupe")
 	if added {

@@ -11,6 +11,7 @@ import (
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/inbox"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/senders"
 )
 
@@ -29,7 +30,7 @@ func (r *Runner) finish(ctx context.Context, c *call, res senders.Result, perr e
 // record writes the outcome of c's action on e.
 func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call, res senders.Result, perr error) (bool, error) {
 	svc := r.svc
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	a := c.action
 	action := senders.Action(a.Action)
 	giveBack := func() error { return svc.senders.GiveBack(ctx, c.sender, action, a.CreatedAt) }
@@ -228,9 +229,7 @@ type Inbox interface {
 // recovered action's request was built again from its step: templates are
 // pure, so the text is the one that was sent.
 func (r *Runner) toThread(ctx context.Context, e *enrollments.Enrollment, c *call, res senders.Result, now time.Time) error {
-	switch senders.Action(c.action.Action) {
-	case senders.Message, senders.InMail, senders.SendEmail:
-	default:
+	if spec, _ := senders.Action(c.action.Action).Spec(); !spec.Thread {
 		return nil
 	}
 	if c.recover && c.req.Subject == "" && c.req.Body == "" {

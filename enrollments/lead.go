@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 )
 
@@ -80,7 +81,7 @@ func (svc *Service) LeadsStopped(ctx context.Context, workspaceID string, leadID
 	if err != nil {
 		return err
 	}
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	var evs []events.Event
 	for i := range live {
 		e := &live[i]

@@ -432,7 +432,7 @@ func (svc *Service) assign(ctx context.Context, pl *plan) error {
 	for i, l := range pl.eligible {
 		ids[i] = l.ID
 	}
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	pick := func(c senders.Channel) (func(leadID string) string, error) {
 		var pool []senders.Sender
 		for _, s := range pl.senders {
@@ -896,5 +896,5 @@ func (svc *Service) Recover(ctx context.Context, p apikit.Principal, in RecoverI
 // setup file changes (a paused sender, a suspended workspace), so that they
 // are looked at again at once instead of at their next check.
 func (svc *Service) SetupChanged(ctx context.Context, workspaceID string) error {
-	return svc.store.WakeWaiting(ctx, workspaceID, "", []string{"sender_paused", "workspace_suspended"}, svc.clock.Now())
+	return svc.store.WakeWaiting(ctx, workspaceID, "", []string{"sender_paused", "workspace_suspended"}, db.Now(ctx, svc.clock))
 }

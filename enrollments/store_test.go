@@ -1,16 +1,13 @@
 package enrollments_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/enrollments/enrollmentstest"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	fx "github.com/leadline/leadline/internal/fixture"
-	"github.com/leadline/leadline/sequences"
 )
 
 // TestBunStore runs the store contract on SQLite, and on Postgres when
@@ -29,11 +26,6 @@ func TestBunStore(t *testing.T) {
 // leads.
 func fixture(t *testing.T, d *db.DB) enrollmentstest.Fixture {
 	t.Helper()
-	w := fx.New(t, d, fx.Spec{Sender: true, Leads: 2})
-	q := &sequences.Sequence{ID: apikit.NewID(), WorkspaceID: w.WorkspaceID, Name: "Outreach", Status: sequences.Active, SenderIDs: []string{w.SenderID},
-		Steps: []sequences.Step{{ID: "wait", Type: "wait"}}, CreatedAt: fx.At, UpdatedAt: fx.At}
-	if err := sequences.NewBunStore(d).Save(context.Background(), q, true); err != nil {
-		t.Fatal(err)
-	}
-	return enrollmentstest.Fixture{WorkspaceID: w.WorkspaceID, SequenceID: q.ID, SenderID: w.SenderID, LeadIDs: [2]string(w.LeadIDs)}
+	w := fx.New(t, d, fx.Spec{Sequence: true, Leads: 2})
+	return enrollmentstest.Fixture{WorkspaceID: w.WorkspaceID, SequenceID: w.SequenceID, SenderID: w.SenderID, LeadIDs: [2]string(w.LeadIDs)}
 }

@@ -47,7 +47,7 @@ func (svc *Service) taskFinished(ctx context.Context, t *tasks.Task) error {
 	if !ok {
 		return nil
 	}
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	if err := svc.Advance(ctx, e, q, step, q.After(step), now); err != nil {
 		return err
 	}

@@ -160,7 +160,7 @@ type Received struct {
 // delays them until the return date it gives, or by OutOfOfficeDelay.
 // Returns ErrUnknownLead for a lead the workspace does not have.
 func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	if a.At.IsZero() {
 		a.At = now
 	}
@@ -304,6 +304,6 @@ func (svc *Service) counted(ctx context.Context, th *Thread, sequenceID, enrollm
 	}
 	noted(th, read)
 	th.Unread = true
-	svc.count(th, at)
+	svc.count(ctx, th, at)
 	return svc.store.SaveThread(ctx, th)
 }

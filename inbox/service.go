@@ -123,13 +123,13 @@ func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
 		return err
 	}
 	m := &Message{ID: apikit.NewID(), WorkspaceID: o.WorkspaceID, ThreadID: th.ID, Direction: Out, Status: Sent,
-		Subject: optional(o.Subject), Body: o.Body, ProviderMessageID: optional(o.ProviderMessageID), SentAt: o.At, CreatedAt: svc.clock.Now()}
+		Subject: optional(o.Subject), Body: o.Body, ProviderMessageID: optional(o.ProviderMessageID), SentAt: o.At, CreatedAt: db.Now(ctx, svc.clock)}
 	added, err := svc.store.AddMessage(ctx, m)
 	if err != nil || !added || created {
 		return err
 	}
 	th.SequenceID, th.EnrollmentID = optional(o.SequenceID), optional(o.EnrollmentID)
-	svc.count(th, o.At)
+	svc.count(ctx, th, o.At)
 	return svc.store.SaveThread(ctx, th)
 }
 
@@ -137,25 +137,25 @@ func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
 // the transaction ctx carries: a thread's client is its lead's, which is
 // what client-scoped keys see.
 func (svc *Service) LeadClientChanged(ctx context.Context, workspaceID, leadID string, clientID *string) error {
-	return svc.store.MoveLead(ctx, workspaceID, leadID, clientID, svc.clock.Now())
+	return svc.store.MoveLead(ctx, workspaceID, leadID, clientID, db.Now(ctx, svc.clock))
 }
 
 // conversation returns the thread of t's sender, lead and channel, locked
 // for this transaction on Postgres, or makes it from t (created).
 func (svc *Service) conversation(ctx context.Context, t *Thread) (*Thread, bool, error) {
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	t.ID, t.CreatedAt, t.UpdatedAt = apikit.NewID(), now, now
 	th, err := svc.store.Conversation(ctx, t)
 	return th, th == t, err
 }
 
-// count adds one message at at to th.
-func (svc *Service) count(th *Thread, at time.Time) {
+// count adds one message at at to th, in the transaction ctx carries.
+func (svc *Service) count(ctx context.Context, th *Thread, at time.Time) {
 	th.MessageCount++
 	if at.After(th.LastMessageAt) {
 		th.LastMessageAt = at
 	}
-	th.UpdatedAt = svc.clock.Now()
+	th.UpdatedAt = db.Now(ctx, svc.clock)
 }
 
 func optional(s string) *string {
@@ -250,7 +250,7 @@ func (svc *Service) SetIntent(ctx context.Context, p apikit.Principal, id string
 		}
 		changed := th.Intent == nil || *th.Intent != intent
 		source := SourceManual
-		th.Intent, th.IntentSource, th.UpdatedAt = &intent, &source, svc.clock.Now()
+		th.Intent, th.IntentSource, th.UpdatedAt = &intent, &source, db.Now(ctx, svc.clock)
 		th.IntentConfidence, th.NeedsReview = nil, false
 		if err := svc.store.SaveThread(ctx, th); err != nil || !changed {
 			return err
@@ -291,7 +291,7 @@ func (svc *Service) SetAssignee(ctx context.Context, p apikit.Principal, id stri
 		if apikit.Deref(th.AssigneeID) == apikit.Deref(assigneeID) {
 			return nil
 		}
-		th.AssigneeID, th.UpdatedAt = assigneeID, svc.clock.Now()
+		th.AssigneeID, th.UpdatedAt = assigneeID, db.Now(ctx, svc.clock)
 		if err := svc.store.SaveThread(ctx, th); err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func (svc *Service) MarkRead(ctx context.Context, p apikit.Principal, id string)
 		if th, err = svc.Visible(ctx, p, id, true); err != nil || !th.Unread {
 			return err
 		}
-		th.Unread, th.UpdatedAt = false, svc.clock.Now()
+		th.Unread, th.UpdatedAt = false, db.Now(ctx, svc.clock)
 		return svc.store.SaveThread(ctx, th)
 	})
 	return th, err
@@ -393,7 +393,7 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 			return apikit.Conflict(fmt.Sprintf("The sender %s's transport (%s) is not running in this process.", s.Name, s.Transport),
 				"Reply through a leadline server that runs the sender's transport (leadline serve).")
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		blocked, err := svc.senders.Reserve(ctx, s, action, now)
 		if err != nil {
 			return err
@@ -510,13 +510,13 @@ func (svc *Service) sent(ctx context.Context, p apikit.Principal, threadID strin
 	if err != nil {
 		return err
 	}
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	m.Status, m.ProviderMessageID, m.SentAt = Sent, optional(res.ProviderMessageID), now
 	if err := svc.store.SaveMessage(ctx, m); err != nil {
 		return err
 	}
 	th.Unread = false
-	svc.count(th, now)
+	svc.count(ctx, th, now)
 	if err := svc.store.SaveThread(ctx, th); err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func (svc *Service) TrainTeam(ctx context.Context, workspaceID string) (*TeamMod
 	}
 	tm := &TeamModel{WorkspaceID: workspaceID, Model: data, Examples: len(train), HeldOut: len(held),
 		Accuracy:        Evaluate(held, readWithModel(m)).Accuracy(),
-		BuiltinAccuracy: Evaluate(held, readWithModel(Builtin())).Accuracy(), TrainedAt: svc.clock.Now()}
+		BuiltinAccuracy: Evaluate(held, readWithModel(Builtin())).Accuracy(), TrainedAt: db.Now(ctx, svc.clock)}
 	tm.InUse = tm.Accuracy > tm.BuiltinAccuracy
 	_, err = svc.db.IDB(ctx).NewInsert().Model(tm).
 		On("CONFLICT (workspace_id) DO UPDATE").

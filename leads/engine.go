@@ -53,7 +53,7 @@ func (s *Service) ByIDs(ctx context.Context, workspaceID string, ids []string) (
 func (s *Service) MarkReplied(ctx context.Context, workspaceID string, leadIDs ...string) error {
 	for start := 0; start < len(leadIDs); start += 500 {
 		part := leadIDs[start:min(start+500, len(leadIDs))]
-		if _, err := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("replied = ?", true).Set("updated_at = ?", s.clock.Now()).
+		if _, err := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("replied = ?", true).Set("updated_at = ?", db.Now(ctx, s.clock)).
 			Where("workspace_id = ? AND id IN (?) AND NOT replied", workspaceID, bun.In(part)).Exec(ctx); err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (s *Service) QueuedEnrichment(ctx context.Context, workspaceID string, limi
 
 // FinishEnrichment marks a request done or refused.
 func (s *Service) FinishEnrichment(ctx context.Context, id, status string) error {
-	_, err := s.db.IDB(ctx).NewUpdate().Model((*enrichmentRequest)(nil)).Set("status = ?", status).Set("updated_at = ?", s.clock.Now()).
+	_, err := s.db.IDB(ctx).NewUpdate().Model((*enrichmentRequest)(nil)).Set("status = ?", status).Set("updated_at = ?", db.Now(ctx, s.clock)).
 		Where("id = ?", id).Exec(ctx)
 	return err
 }

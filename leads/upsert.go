@@ -467,7 +467,7 @@ func (s *Service) update(ctx context.Context, l *Lead, in LeadInput) (changed, u
 	if len(changed) == 0 {
 		return nil, unchanged, nil
 	}
-	l.UpdatedAt = s.clock.Now()
+	l.UpdatedAt = db.Now(ctx, s.clock)
 	if err := s.store.Update(ctx, l); err != nil {
 		return nil, nil, err
 	}

@@ -24,6 +24,12 @@ type ActionSpec struct {
 	Label, What string
 	// Delivered is the webhook event type its action.sent is delivered as.
 	Delivered string
+	// Thread: what the action sends lands in the lead's conversation
+	// thread, in the inbox. Continues: it goes on in the lead's
+	// conversation (the same chat, an email In-Reply-To the latest
+	// message) when the sender's transport threads; an InMail always
+	// starts a new one.
+	Thread, Continues bool
 }
 
 // Specs are every capped action, in a stable order.
@@ -32,13 +38,13 @@ var Specs = []ActionSpec{
 	{Action: Invite, Channel: LinkedIn, Fields: []string{"note"}, Options: []string{"note_fallback"}, Contacts: true, Ceiling: 100, Default: 20,
 		Label: "Invitations", What: "LinkedIn connection invitations", Delivered: "invite.sent"},
 	{Action: Message, Channel: LinkedIn, Fields: []string{"body"}, Required: []string{"body"}, Contacts: true, Ceiling: 150, Default: 50,
-		Label: "Messages", What: "LinkedIn messages to 1st-degree connections", Delivered: "message.sent"},
+		Label: "Messages", What: "LinkedIn messages to 1st-degree connections", Delivered: "message.sent", Thread: true, Continues: true},
 	{Action: InMail, Channel: LinkedIn, Fields: []string{"subject", "body"}, Required: []string{"subject", "body"}, Contacts: true, Ceiling: 50, Default: 20,
-		Label: "InMails", What: "LinkedIn InMails", Delivered: "message.sent"},
+		Label: "InMails", What: "LinkedIn InMails", Delivered: "message.sent", Thread: true},
 	{Action: Follow, Channel: LinkedIn, Ceiling: 100, Default: 30, Label: "Follows", What: "LinkedIn follows", Delivered: "action.sent"},
 	{Action: Like, Channel: LinkedIn, Ceiling: 100, Default: 30, Label: "Post likes", What: "likes of a lead's LinkedIn posts", Delivered: "action.sent"},
 	{Action: SendEmail, Channel: Email, Fields: []string{"subject", "body"}, Required: []string{"subject", "body"}, Contacts: true, Ceiling: 200, Default: 30,
-		Label: "Emails", What: "emails", Delivered: "message.sent"},
+		Label: "Emails", What: "emails", Delivered: "message.sent", Thread: true, Continues: true},
 }
 
 // Spec returns the declaration of a, and false for an action that is not

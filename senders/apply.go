@@ -198,7 +198,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 	}
 	var changes []string
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		for _, s := range built {
 			old, err := svc.store.ByName(ctx, o.WorkspaceID, s.Name)
 			if db.IsNoRows(err) {

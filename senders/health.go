@@ -8,6 +8,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
+	"github.com/leadline/leadline/internal/db"
 )
 
 // Signals a transport reports about a sender's account.
@@ -126,7 +127,7 @@ func (svc *Service) Signal(ctx context.Context, s *Sender, signal, message strin
 // reports the account usable again.
 func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message string, until time.Time) error {
 	return svc.db.InTx(ctx, func(ctx context.Context) error {
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
 			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
 		})
@@ -166,7 +167,7 @@ func (svc *Service) Recheck(ctx context.Context, s *Sender) error {
 // them: the runner's hourly checks.
 func (svc *Service) RecheckAll(ctx context.Context, ss []*Sender) error {
 	return svc.db.InTx(ctx, func(ctx context.Context) error {
-		return svc.recheck(ctx, ss, svc.clock.Now(), false)
+		return svc.recheck(ctx, ss, db.Now(ctx, svc.clock), false)
 	})
 }
 
@@ -271,13 +272,13 @@ func (svc *Service) health(ctx context.Context, s *Sender) (*HealthView, error) 
 // clock, inside the transaction ctx carries.
 func (svc *Service) RecordInvite(ctx context.Context, s *Sender, leadID string, withNote bool) error {
 	return svc.store.InsertInvitation(ctx, &Invitation{ID: apikit.NewID(), WorkspaceID: s.WorkspaceID, SenderID: s.ID,
-		LeadID: leadID, WithNote: withNote, SentAt: svc.clock.Now()})
+		LeadID: leadID, WithNote: withNote, SentAt: db.Now(ctx, svc.clock)})
 }
 
 // InviteAccepted marks s's pending invitation to lead accepted, and reports
 // whether there was one.
 func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string) (*time.Time, error) {
-	return svc.store.AcceptInvitation(ctx, s.ID, leadID, svc.clock.Now())
+	return svc.store.AcceptInvitation(ctx, s.ID, leadID, db.Now(ctx, svc.clock))
 }
 
 // Connected reports whether the sender and the lead are connected: the

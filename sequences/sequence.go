@@ -22,15 +22,16 @@ const (
 	Paused Status = "paused"
 )
 
-// Step types.
+// Step types: an action step's type is its action's name (senders.Specs,
+// read by Steps); the steps that send nothing are declared here.
 const (
-	TypeProfileView = "profile_view"
-	TypeInvite      = "invite"
-	TypeMessage     = "message"
-	TypeInMail      = "inmail"
-	TypeFollow      = "follow"
-	TypeLike        = "like"
-	TypeEmail       = "email"
+	TypeProfileView = string(senders.ProfileView)
+	TypeInvite      = string(senders.Invite)
+	TypeMessage     = string(senders.Message)
+	TypeInMail      = string(senders.InMail)
+	TypeFollow      = string(senders.Follow)
+	TypeLike        = string(senders.Like)
+	TypeEmail       = string(senders.SendEmail)
 	TypeWait        = "wait"
 	TypeCondition   = "condition"
 	TypeWebhook     = "webhook"

@@ -37,7 +37,7 @@ func (svc *Service) OnFinish(fn func(ctx context.Context, t *Task) error) {
 // Open returns the task of t's visit of its step, creating it (and its
 // task.created event) the first time. It joins the transaction in ctx.
 func (svc *Service) Open(ctx context.Context, t Task) (*Task, error) {
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	t.ID, t.Status, t.CreatedAt, t.UpdatedAt = apikit.NewID(), Open, now, now
 	created, err := svc.store.Insert(ctx, &t)
 	if err != nil {

@@ -14,12 +14,16 @@ type Store interface {
 	// visit of the step; it reports whether it added it.
 	Insert(ctx context.Context, t *Task) (bool, error)
 	// ForVisit returns the task of one visit of a step by an enrollment.
+	// Returns sql.ErrNoRows (db.IsNoRows) if the visit has none.
 	ForVisit(ctx context.Context, enrollmentID, stepID string, stepStartedAt time.Time) (*Task, error)
 	// ByID returns the workspace's task with id. Returns sql.ErrNoRows
 	// (db.IsNoRows) if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string) (*Task, error)
 	// Finish completes t if it is still open; it reports whether it did.
 	Finish(ctx context.Context, t *Task) (bool, error)
+	// List returns one page of the workspace's tasks, limited to the
+	// clients in scope when scope is not empty, the earliest due first,
+	// and their total.
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Task, int, error)
 }
 
@@ -33,6 +37,8 @@ type Filter struct {
 	Limit      int
 	Offset     int
 }
+
+var _ Store = (*BunStore)(nil)
 
 // BunStore is the Store on bun, for both engines.
 type BunStore struct{ db *db.DB }

@@ -16,6 +16,7 @@ import (
 // Service holds the webhook rules.
 type Service struct {
 	db    *db.DB
+	store Store
 	clock apikit.Clock
 	guard Guard
 	key   secret.Key
@@ -26,7 +27,7 @@ type Service struct {
 // in the transaction that writes the event. Signing secrets are stored
 // sealed under key; without a key, Create refuses with secret.ErrNoKey.
 func NewService(d *db.DB, clock apikit.Clock, log *events.Log, guard Guard, key secret.Key) *Service {
-	svc := &Service{db: d, clock: clock, guard: guard, key: key}
+	svc := &Service{db: d, store: NewBunStore(d), clock: clock, guard: guard, key: key}
 	log.OnEmit(svc.enqueue)
 	return svc
 }
@@ -75,7 +76,6 @@ func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
 			byWorkspace[e.WorkspaceID] = append(byWorkspace[e.WorkspaceID], i)
 		}
 	}
-	idb := svc.db.IDB(ctx)
 	var out []Delivery
 	for ws, idx := range byWorkspace {
 		hooks, err := svc.subscribed(ctx, ws)
@@ -85,7 +85,7 @@ func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
 		if len(hooks) == 0 {
 			continue
 		}
-		now := svc.clock.Now()
+		now := db.Now(ctx, svc.clock)
 		for _, i := range idx {
 			e := evs[i]
 			t := TypeOf(e)
@@ -105,13 +105,7 @@ func (svc *Service) enqueue(ctx context.Context, evs []events.Event) error {
 			}
 		}
 	}
-	for start := 0; start < len(out); start += 500 {
-		chunk := out[start:min(start+500, len(out))]
-		if _, err := idb.NewInsert().Model(&chunk).Exec(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	return svc.store.InsertDeliveries(ctx, out)
 }
 
 // subscribedKey is a workspace's enabled webhooks in a transaction's memo.
@@ -126,17 +120,9 @@ func (svc *Service) subscribed(ctx context.Context, workspaceID string) ([]Webho
 			return v.([]Webhook), nil
 		}
 	}
-	// Most workspaces have no webhook: every write asks, so the question
-	// is a statement prepared once per connection.
-	var hooks []Webhook
-	exists, err := svc.db.ExistsPrepared(ctx, "SELECT 1 FROM webhooks WHERE workspace_id = ? AND deleted_at IS NULL AND enabled LIMIT 1", workspaceID)
+	hooks, err := svc.store.Subscribed(ctx, workspaceID)
 	if err != nil {
 		return nil, err
-	}
-	if exists {
-		if err := svc.db.IDB(ctx).NewSelect().Model(&hooks).Where("wh.workspace_id = ? AND wh.deleted_at IS NULL AND wh.enabled", workspaceID).Scan(ctx); err != nil {
-			return nil, err
-		}
 	}
 	if memo != nil {
 		memo.Store(key, hooks)
@@ -192,7 +178,7 @@ func (svc *Service) Create(ctx context.Context, p apikit.Principal, in CreateInp
 	if _, err := svc.guard.CheckURL(ctx, in.URL); err != nil {
 		return nil, apikit.Invalid("url: "+err.Error()+".", "Use an https URL of a public endpoint.")
 	}
-	now := svc.clock.Now()
+	now := db.Now(ctx, svc.clock)
 	plain := NewSecret()
 	w := &Webhook{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, URL: in.URL, Events: types, Enabled: true,
 		CreatedAt: now, UpdatedAt: now}
@@ -202,7 +188,7 @@ func (svc *Service) Create(ctx context.Context, p apikit.Principal, in CreateInp
 	if in.Description != "" {
 		w.Description = &in.Description
 	}
-	if _, err := svc.db.IDB(ctx).NewInsert().Model(w).Exec(ctx); err != nil {
+	if err := svc.store.Insert(ctx, w); err != nil {
 		return nil, err
 	}
 	return &Created{Webhook: *w, Secret: plain}, nil
@@ -242,9 +228,7 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, limit, offset 
 	if err := apikit.CheckPage(&limit, offset); err != nil {
 		return apikit.Page[Webhook]{}, err
 	}
-	// Webhooks belong to the workspace, not to a client: no scope.
-	out, n, err := db.List[Webhook](svc.db.IDB(ctx), "wh", p.WorkspaceID, nil).Where("wh.deleted_at IS NULL").
-		Page(ctx, "wh.created_at, wh.id", limit, offset)
+	out, n, err := svc.store.List(ctx, p.WorkspaceID, limit, offset)
 	if err != nil {
 		return apikit.Page[Webhook]{}, err
 	}
@@ -252,11 +236,8 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, limit, offset 
 }
 
 func (svc *Service) webhook(ctx context.Context, p apikit.Principal, id string) (*Webhook, error) {
-	return db.Visible(p, "Webhook", id, func() (*Webhook, error) {
-		w := new(Webhook)
-		err := svc.db.IDB(ctx).NewSelect().Model(w).Where("wh.workspace_id = ? AND wh.id = ? AND wh.deleted_at IS NULL", p.WorkspaceID, id).Scan(ctx)
-		return w, err
-	}, func(*Webhook) *string { return nil })
+	return db.Visible(p, "Webhook", id, func() (*Webhook, error) { return svc.store.Live(ctx, p.WorkspaceID, id) },
+		func(*Webhook) *string { return nil })
 }
 
 // change runs fn on the principal's webhook with id in a transaction and
@@ -277,8 +258,7 @@ func (svc *Service) change(ctx context.Context, p apikit.Principal, id string, f
 		if err != nil {
 			return err
 		}
-		_, err = svc.db.IDB(ctx).NewUpdate().Model(w).Column(append(cols, "updated_at")...).WherePK().Exec(ctx)
-		return err
+		return svc.store.Update(ctx, w, cols...)
 	})
 	return w, err
 }
@@ -289,15 +269,8 @@ func (svc *Service) change(ctx context.Context, p apikit.Principal, id string, f
 func (svc *Service) Delete(ctx context.Context, p apikit.Principal, id string) (*Webhook, error) {
 	return svc.change(ctx, p, id, func(ctx context.Context, w *Webhook, now time.Time) ([]string, error) {
 		w.DeletedAt, w.Enabled = &now, false
-		return []string{"deleted_at", "enabled"}, svc.dropPending(ctx, w.ID, "the webhook was deleted", now)
+		return []string{"deleted_at", "enabled"}, svc.store.DropPending(ctx, w.ID, "the webhook was deleted", now)
 	})
-}
-
-// dropPending fails the webhook's pending deliveries.
-func (svc *Service) dropPending(ctx context.Context, webhookID, why string, now time.Time) error {
-	_, err := svc.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).Set("status = ?", Failed).Set("last_error = ?", why).
-		Set("next_attempt_at = NULL").Set("updated_at = ?", now).Where("webhook_id = ? AND status = ?", webhookID, Pending).Exec(ctx)
-	return err
 }
 
 // Enable turns a webhook back on and resets its failure count.
@@ -324,18 +297,7 @@ func (svc *Service) Deliveries(ctx context.Context, p apikit.Principal, f Delive
 	if err := allowed(p); err != nil {
 		return nil, err
 	}
-	out := []Delivery{}
-	q := svc.db.IDB(ctx).NewSelect().Model(&out)
-	if f.WebhookID != "" {
-		q = q.Where("dl.webhook_id = ? AND dl.workspace_id = ?", f.WebhookID, p.WorkspaceID)
-	} else {
-		q = q.Where("dl.workspace_id = ?", p.WorkspaceID)
-	}
-	if f.Status != "" {
-		q = q.Where("dl.status = ?", f.Status)
-	}
-	err := q.OrderExpr("dl.updated_at DESC, dl.id DESC").Limit(LogSize).Scan(ctx)
-	return out, err
+	return svc.store.Deliveries(ctx, p.WorkspaceID, f, LogSize)
 }
 
 // Replay creates a new delivery of a delivery's payload, with replayed and
@@ -348,16 +310,13 @@ func (svc *Service) Replay(ctx context.Context, p apikit.Principal, id string) (
 	}
 	var out *Delivery
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
-		orig, err := db.Visible(p, "Delivery", id, func() (*Delivery, error) {
-			d := new(Delivery)
-			err := svc.db.IDB(ctx).NewSelect().Model(d).Where("dl.workspace_id = ? AND dl.id = ?", p.WorkspaceID, id).Scan(ctx)
-			return d, err
-		}, func(*Delivery) *string { return nil })
+		orig, err := db.Visible(p, "Delivery", id, func() (*Delivery, error) { return svc.store.Delivery(ctx, p.WorkspaceID, id) },
+			func(*Delivery) *string { return nil })
 		if err != nil {
 			return err
 		}
-		w := new(Webhook)
-		if err := svc.db.IDB(ctx).NewSelect().Model(w).Where("wh.id = ?", orig.WebhookID).Scan(ctx); err != nil {
+		w, err := one(svc.store.ByIDs(ctx, []string{orig.WebhookID}))
+		if err != nil {
 			return err
 		}
 		if w.DeletedAt != nil {
@@ -378,8 +337,7 @@ func (svc *Service) Replay(ctx context.Context, p apikit.Principal, id string) (
 		now := db.Now(ctx, svc.clock)
 		out = &Delivery{ID: apikit.NewID(), WorkspaceID: orig.WorkspaceID, WebhookID: orig.WebhookID, EventID: orig.EventID, Type: orig.Type,
 			Payload: string(b), Status: Pending, NextAttemptAt: &now, ReplayOf: &orig.ID, CreatedAt: now, UpdatedAt: now}
-		_, err = svc.db.IDB(ctx).NewInsert().Model(out).Exec(ctx)
-		return err
+		return svc.store.InsertDeliveries(ctx, []Delivery{*out})
 	})
 	return out, err
 }

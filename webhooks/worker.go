@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -126,35 +124,17 @@ func (w *Worker) Tick(ctx context.Context) (int, error) {
 
 // NextDue returns when the next pending delivery is due, for simulated time.
 func (w *Worker) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var next []time.Time
-	err := w.svc.db.NewSelect().Model((*Delivery)(nil)).Column("next_attempt_at").Where("status = ? AND next_attempt_at IS NOT NULL", Pending).
-		OrderExpr("next_attempt_at").Limit(1).Scan(ctx, &next)
-	if err != nil || len(next) == 0 {
-		return time.Time{}, false, err
-	}
-	return next[0], true, nil
+	return w.svc.store.NextDue(ctx)
 }
 
 // claim leases up to Batch due deliveries.
 func (w *Worker) claim(ctx context.Context) ([]Delivery, error) {
 	var out []Delivery
 	err := w.svc.db.InTx(ctx, func(ctx context.Context) error {
-		now := w.svc.clock.Now()
-		idb := w.svc.db.IDB(ctx)
-		sub := idb.NewSelect().Model((*Delivery)(nil)).Column("id").
-			Where("status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)", Pending, now, now).
-			OrderExpr("next_attempt_at").Limit(int64(w.Batch))
-		if w.svc.db.Engine == db.Postgres {
-			sub = sub.For("UPDATE SKIP LOCKED")
-		}
-		var ids []string
-		if err := sub.Scan(ctx, &ids); err != nil || len(ids) == 0 {
-			return err
-		}
-		if _, err := idb.NewUpdate().Model((*Delivery)(nil)).Set("lease_until = ?", now.Add(w.Lease)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
-			return err
-		}
-		return idb.NewSelect().Model(&out).Where("dl.id IN (?)", bun.In(ids)).OrderExpr("dl.next_attempt_at, dl.id").Scan(ctx)
+		now := db.Now(ctx, w.svc.clock)
+		var err error
+		out, err = w.svc.store.Claim(ctx, now, now.Add(w.Lease), w.Batch)
+		return err
 	})
 	return out, err
 }
@@ -176,8 +156,8 @@ func (w *Worker) send(ctx context.Context, batch []Delivery) error {
 			ids = append(ids, d.WebhookID)
 		}
 	}
-	var ws []Webhook
-	if err := w.svc.db.NewSelect().Model(&ws).Where("wh.id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+	ws, err := w.svc.store.ByIDs(ctx, ids)
+	if err != nil {
 		return err
 	}
 	// Each webhook's signing secret is opened once per batch; one that does
@@ -221,7 +201,7 @@ func (w *Worker) send(ctx context.Context, batch []Delivery) error {
 		}()
 	}
 	wg.Wait()
-	err := w.svc.db.InTx(ctx, func(ctx context.Context) error { return w.record(ctx, batch, hooks, results) })
+	err = w.svc.db.InTx(ctx, func(ctx context.Context) error { return w.record(ctx, batch, hooks, results) })
 	if err == nil && w.Observer != nil {
 		for i := range batch {
 			// record counted the attempt: a failure on the last attempt,
@@ -276,9 +256,8 @@ func clip(s string) string {
 // off after 50 in a row. The counts change in the database (not from what
 // this worker read), so that workers on several replicas count together.
 func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]*Webhook, results []outcome) error {
-	idb := w.svc.db.IDB(ctx)
-	now := w.svc.clock.Now()
-	model := (*Webhook)(nil)
+	st := w.svc.store
+	now := db.Now(ctx, w.svc.clock)
 	// Successes, the common case, are written a statement per status code,
 	// and reset each webhook's count once.
 	succeeded := map[int][]string{}
@@ -290,15 +269,12 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 		}
 	}
 	for code, ids := range succeeded {
-		if _, err := idb.NewUpdate().Model((*Delivery)(nil)).Set("status = ?", Succeeded).Set("attempts = attempts + 1").
-			Set("next_attempt_at = NULL").Set("lease_until = NULL").Set("last_status_code = ?", code).Set("last_error = NULL").
-			Set("updated_at = ?", now).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+		if err := st.Succeeded(ctx, ids, code, now); err != nil {
 			return err
 		}
 	}
 	for id := range reset {
-		if _, err := idb.NewUpdate().Model(model).Set("consecutive_failures = 0").Set("updated_at = ?", now).
-			Where("id = ? AND consecutive_failures <> 0", id).Exec(ctx); err != nil {
+		if err := st.ResetFailures(ctx, id, now); err != nil {
 			return err
 		}
 	}
@@ -325,26 +301,23 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 			d.Status, d.NextAttemptAt, d.LastError = Failed, nil, &o.err
 			final = true
 		}
-		if _, err := idb.NewUpdate().Model(d).Column("status", "attempts", "next_attempt_at", "lease_until", "last_status_code", "last_error", "updated_at").
-			WherePK().Exec(ctx); err != nil {
+		if err := st.SaveAttempt(ctx, d); err != nil {
 			return err
 		}
 		if !final {
 			continue
 		}
-		if _, err := idb.NewUpdate().Model(model).Set("consecutive_failures = consecutive_failures + 1").Set("updated_at = ?", now).
-			Where("id = ?", d.WebhookID).Exec(ctx); err != nil {
+		if err := st.CountFailure(ctx, d.WebhookID, now); err != nil {
 			return err
 		}
-		off, err := db.Changed(idb.NewUpdate().Model(model).Set("enabled = ?", false).Set("disabled_at = ?", now).Set("updated_at = ?", now).
-			Where("id = ? AND enabled AND consecutive_failures >= ?", d.WebhookID, SwitchOffAfter).Exec(ctx))
+		off, err := st.SwitchOff(ctx, d.WebhookID, SwitchOffAfter, now)
 		if err != nil {
 			return err
 		}
 		if off {
 			h.Enabled = false
 			w.logger.Warn("webhooks: switched off after failed deliveries in a row", "webhook_id", d.WebhookID, "failures", SwitchOffAfter)
-			if err := w.svc.dropPending(ctx, d.WebhookID, "the webhook was switched off after 50 failed deliveries in a row", now); err != nil {
+			if err := st.DropPending(ctx, d.WebhookID, "the webhook was switched off after 50 failed deliveries in a row", now); err != nil {
 				return err
 			}
 		}
@@ -354,12 +327,10 @@ func (w *Worker) record(ctx context.Context, batch []Delivery, hooks map[string]
 
 // Purge removes deliveries older than 30 days that are no longer pending.
 func (svc *Service) Purge(ctx context.Context) error {
-	_, err := svc.db.NewDelete().Model((*Delivery)(nil)).Where("created_at < ? AND status <> ?", svc.clock.Now().Add(-Retention), Pending).Exec(ctx)
-	return err
+	return svc.store.Purge(ctx, db.Now(ctx, svc.clock).Add(-Retention))
 }
 
 // QueueDepth is how many deliveries wait to be sent, on every replica.
 func (svc *Service) QueueDepth(ctx context.Context) (int, error) {
-	n, err := svc.db.NewSelect().Model((*Delivery)(nil)).Where("status = ?", Pending).Count(ctx)
-	return int(n), err
+	return svc.store.Pending(ctx)
 }

@@ -144,7 +144,7 @@ func (s *Service) ApplyWorkspace(ctx context.Context, ws WorkspaceSpec) (*Worksp
 }
 
 func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) (*Workspace, []string, error) {
-	now := s.clock.Now()
+	now := db.Now(ctx, s.clock)
 	var changes []string
 	say := func(format string, args ...any) {
 		changes = append(changes, fmt.Sprintf("workspace %s: ", ws.Name)+fmt.Sprintf(format, args...))
@@ -266,7 +266,7 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) (*Workspace, [
 		values []string
 	}{{BlacklistCompany, ws.Blacklist.Companies}, {BlacklistDomain, ws.Blacklist.Domains}, {BlacklistLinkedIn, ws.Blacklist.LinkedIn}} {
 		for _, v := range nonEmptyLower(bl.values...) {
-			added, err := s.store.InsertBlacklist(ctx, &blacklistRow{ID: apikit.NewID(), WorkspaceID: w.ID, Kind: bl.kind, Value: v, CreatedAt: now})
+			added, err := s.store.InsertBlacklist(ctx, &BlacklistEntry{ID: apikit.NewID(), WorkspaceID: w.ID, Kind: bl.kind, Value: v, CreatedAt: now})
 			if err != nil {
 				return nil, nil, err
 			}

@@ -145,7 +145,7 @@ const MaxBlacklistSnapshot = 10000
 // BlacklistSnapshot reads the workspace's blacklist into memory, or returns
 // nil when it has more than MaxBlacklistSnapshot entries.
 func (s *Service) BlacklistSnapshot(ctx context.Context, workspaceID string) (*Blacklist, error) {
-	var rows []blacklistRow
+	var rows []BlacklistEntry
 	if err := s.db.IDB(ctx).NewSelect().Model(&rows).Column("kind", "value").Where("workspace_id = ?", workspaceID).
 		Limit(MaxBlacklistSnapshot + 1).Scan(ctx); err != nil {
 		return nil, err
@@ -376,8 +376,9 @@ func (s *Service) RevokeKey(ctx context.Context, workspace, id string) (*Key, er
 		return nil, err
 	}
 	if k.RevokedAt == nil {
-		now := s.clock.Now()
+		var now time.Time
 		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			now = db.Now(ctx, s.clock)
 			if err := s.store.RevokeKey(ctx, k.ID, now); err != nil {
 				return err
 			}

@@ -15,25 +15,58 @@ import (
 // Store is the persistence the workspace service needs. BunStore serves it
 // on SQLite and Postgres; every method joins the transaction in ctx.
 type Store interface {
+	// WorkspaceByName returns the workspace named name.
+	// Returns sql.ErrNoRows (db.IsNoRows) when there is none.
 	WorkspaceByName(ctx context.Context, name string) (*Workspace, error)
+	// LockWorkspace locks the workspace's row for the transaction in ctx,
+	// so that writers that check a per-workspace limit take turns.
 	LockWorkspace(ctx context.Context, id string) error
+	// SaveWorkspace inserts w or updates it.
 	SaveWorkspace(ctx context.Context, w *Workspace, insert bool) error
+	// Members returns the workspace's members, active or not, by email.
 	Members(ctx context.Context, workspaceID string) ([]Member, error)
+	// MemberByEmail returns the workspace's member with email, matched
+	// case-insensitively. Returns sql.ErrNoRows when there is none.
 	MemberByEmail(ctx context.Context, workspaceID, email string) (*Member, error)
+	// SaveMember inserts m or updates it.
 	SaveMember(ctx context.Context, m *Member, insert bool) error
+	// Named returns the workspace's entries of kind by name: all of them
+	// when ids is nil, else those among ids (none for an empty ids).
 	Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error)
+	// NamedByName returns the workspace's entries of kind among names, by
+	// name; unknown names are left out.
 	NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error)
+	// InsertNamed adds n to the workspace's entries of kind.
 	InsertNamed(ctx context.Context, workspaceID string, kind Kind, n Named, at time.Time) error
-	InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error)
+	// InsertBlacklist adds r unless the workspace lists its value under
+	// its kind already, and reports whether it added it.
+	InsertBlacklist(ctx context.Context, r *BlacklistEntry) (bool, error)
+	// BlacklistMatch returns which of values the workspace lists under
+	// kind; values are compared as they are (entries are lower-case).
 	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (map[string]bool, error)
+	// InsertKey adds k, limited to clientIDs when there are any.
 	InsertKey(ctx context.Context, k *Key, clientIDs []string) error
+	// Credential returns the key whose secret hashes to hash, with its
+	// creator, workspace and clients. Returns sql.ErrNoRows when there
+	// is none.
 	Credential(ctx context.Context, hash string) (*Credential, error)
+	// KeyByID returns the workspace's key with id. Returns sql.ErrNoRows
+	// when the workspace has none.
 	KeyByID(ctx context.Context, workspaceID, id string) (*Key, error)
+	// Keys returns the workspace's keys, revoked ones too, oldest first.
 	Keys(ctx context.Context, workspaceID string) ([]Key, error)
+	// KeyClientIDs returns the clients a key is limited to, sorted; none
+	// for a key of the whole workspace.
 	KeyClientIDs(ctx context.Context, keyID string) ([]string, error)
+	// CountActiveKeys counts the workspace's keys neither revoked nor
+	// expired at now.
 	CountActiveKeys(ctx context.Context, workspaceID string, now time.Time) (int, error)
+	// RevokeKey revokes the key at at, unless it is revoked already.
 	RevokeKey(ctx context.Context, id string, at time.Time) error
+	// RevokeMemberKeys revokes at at the keys the member created that are
+	// not revoked yet, and returns their ids.
 	RevokeMemberKeys(ctx context.Context, memberID string, at time.Time) ([]string, error)
+	// TouchKey records the key's last use at at.
 	TouchKey(ctx context.Context, id string, at time.Time) error
 
 	// Sign-in (signin.go).
@@ -51,6 +84,8 @@ type Store interface {
 	DeleteSessions(ctx context.Context, memberID string, idleBefore time.Time) error
 	MemberSignIn(ctx context.Context, workspaceID string) (map[string][]string, map[string]bool, error)
 }
+
+var _ Store = (*BunStore)(nil)
 
 // BunStore is the Store on either engine.
 type BunStore struct{ db *db.DB }
@@ -142,7 +177,7 @@ func (s *BunStore) InsertNamed(ctx context.Context, workspaceID string, kind Kin
 	return err
 }
 
-func (s *BunStore) InsertBlacklist(ctx context.Context, r *blacklistRow) (bool, error) {
+func (s *BunStore) InsertBlacklist(ctx context.Context, r *BlacklistEntry) (bool, error) {
 	return db.InsertIfAbsent(ctx, s.idb(ctx), r, "workspace_id, kind, value")
 }
 

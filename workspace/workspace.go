@@ -75,7 +75,9 @@ const (
 	BlacklistLinkedIn = "linkedin"
 )
 
-type blacklistRow struct {
+// BlacklistEntry is one value on a workspace's blacklist of a kind,
+// stored lower-case.
+type BlacklistEntry struct {
 	bun.BaseModel `bun:"table:blacklist"`
 
 	ID          string    `bun:"id,pk"`

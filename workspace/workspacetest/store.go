@@ -1,0 +1,256 @@
+// Package workspacetest is the contract of workspace.Store: one suite
+// that every store runs, on every engine it serves.
+package workspacetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/workspace"
+)
+
+// Open returns a fresh, empty store and a function that runs fn in a
+// transaction of the store's database (LockWorkspace needs one).
+type Open func(t *testing.T) (st workspace.Store, inTx func(ctx context.Context, fn func(ctx context.Context) error) error)
+
+// TestStore runs the contract of workspace.Store on the stores open
+// makes, one fresh store per test.
+func TestStore(t *testing.T, open Open) {
+	t.Run("WorkspacesAndMembers", func(t *testing.T) { workspacesAndMembers(t, open) })
+	t.Run("Named", func(t *testing.T) { named(t, open) })
+	t.Run("Blacklist", func(t *testing.T) { blacklist(t, open) })
+	t.Run("Keys", func(t *testing.T) { keys(t, open) })
+	t.Run("Revocation", func(t *testing.T) { revocation(t, open) })
+}
+
+var at = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+
+// world saves a workspace named name with one active member per email.
+func world(t *testing.T, st workspace.Store, name string, emails ...string) (*workspace.Workspace, []*workspace.Member) {
+	t.Helper()
+	ctx := context.Background()
+	w := &workspace.Workspace{ID: apikit.NewID(), Name: name, Timezone: "Europe/Berlin", Plan: apikit.PlanPro, CreatedAt: at, UpdatedAt: at}
+	if err := st.SaveWorkspace(ctx, w, true); err != nil {
+		t.Fatal(err)
+	}
+	var ms []*workspace.Member
+	for _, e := range emails {
+		m := &workspace.Member{ID: apikit.NewID(), WorkspaceID: w.ID, Email: e, Role: apikit.RoleOwner, Active: true, CreatedAt: at, UpdatedAt: at}
+		if err := st.SaveMember(ctx, m, true); err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	return w, ms
+}
+
+func key(w *workspace.Workspace, m *workspace.Member, hash string, created time.Time) *workspace.Key {
+	return &workspace.Key{ID: apikit.NewID(), WorkspaceID: w.ID, MemberID: m.ID, Name: hash, Role: string(apikit.RoleManager), Hash: hash,
+		Prefix: "ll_" + hash[:4], CreatedAt: created}
+}
+
+// workspacesAndMembers: a saved workspace reads back by name and an update
+// reads back; its members come by email, one is found by its email in any
+// case, and an update reads back; unknown ones are no rows; locking a
+// workspace works in a transaction.
+func workspacesAndMembers(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, inTx := open(t)
+	w, ms := world(t, st, "acme", "zoe@acme.test", "Ada@Acme.test")
+	got, err := st.WorkspaceByName(ctx, "acme")
+	is.NoErr(err)
+	is.Equal(got.ID, w.ID)
+	is.Equal(got.Timezone, "Europe/Berlin")
+	w.Suspended, w.UpdatedAt = true, at.Add(time.Hour)
+	is.NoErr(st.SaveWorkspace(ctx, w, false))
+	got, err = st.WorkspaceByName(ctx, "acme")
+	is.NoErr(err)
+	is.True(got.Suspended)
+	_, err = st.WorkspaceByName(ctx, "nobody")
+	is.True(db.IsNoRows(err))
+	is.NoErr(inTx(ctx, func(ctx context.Context) error { return st.LockWorkspace(ctx, w.ID) }))
+
+	all, err := st.Members(ctx, w.ID)
+	is.NoErr(err)
+	is.Equal(len(all), 2)
+	is.Equal(all[0].ID, ms[1].ID) // "Ada@…" sorts before "zoe@…"
+	m, err := st.MemberByEmail(ctx, w.ID, "ada@acme.TEST")
+	is.NoErr(err)
+	is.Equal(m.ID, ms[1].ID)
+	m.Active, m.Role = false, apikit.RoleMember
+	is.NoErr(st.SaveMember(ctx, m, false))
+	m, err = st.MemberByEmail(ctx, w.ID, "Ada@Acme.test")
+	is.NoErr(err)
+	is.True(!m.Active)
+	is.Equal(m.Role, apikit.RoleMember)
+	_, err = st.MemberByEmail(ctx, w.ID, "nobody@acme.test")
+	is.True(db.IsNoRows(err))
+	_, err = st.MemberByEmail(ctx, apikit.NewID(), "zoe@acme.test") // another workspace
+	is.True(db.IsNoRows(err))
+}
+
+// named: each catalog keeps its own entries per workspace, by name: all
+// of them, those among ids (none for no ids) or among names.
+func named(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, _ := world(t, st, "acme")
+	other, _ := world(t, st, "other")
+	globex, initech := workspace.Named{ID: apikit.NewID(), Name: "Globex"}, workspace.Named{ID: apikit.NewID(), Name: "Initech"}
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, initech, at))
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, globex, at))
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Tags, workspace.Named{ID: apikit.NewID(), Name: "hot"}, at))
+	is.NoErr(st.InsertNamed(ctx, other.ID, workspace.Clients, workspace.Named{ID: apikit.NewID(), Name: "Umbrella"}, at))
+
+	all, err := st.Named(ctx, w.ID, workspace.Clients, nil)
+	is.NoErr(err)
+	is.Equal(all, []workspace.Named{globex, initech})
+	some, err := st.Named(ctx, w.ID, workspace.Clients, []string{initech.ID, apikit.NewID()})
+	is.NoErr(err)
+	is.Equal(some, []workspace.Named{initech})
+	none, err := st.Named(ctx, w.ID, workspace.Clients, []string{})
+	is.NoErr(err)
+	is.Equal(len(none), 0)
+	byName, err := st.NamedByName(ctx, w.ID, workspace.Clients, []string{"Initech", "Umbrella", "hot"})
+	is.NoErr(err)
+	is.Equal(byName, []workspace.Named{initech})
+	stages, err := st.Named(ctx, w.ID, workspace.Stages, nil)
+	is.NoErr(err)
+	is.Equal(len(stages), 0)
+}
+
+// blacklist: a value is listed once per workspace and kind; a match finds
+// the listed values among those asked for, of that kind and workspace.
+func blacklist(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, _ := world(t, st, "acme")
+	other, _ := world(t, st, "other")
+	entry := func(ws, kind, value string) *workspace.BlacklistEntry {
+		return &workspace.BlacklistEntry{ID: apikit.NewID(), WorkspaceID: ws, Kind: kind, Value: value, CreatedAt: at}
+	}
+	for _, c := range []struct {
+		e    *workspace.BlacklistEntry
+		want bool
+	}{
+		{entry(w.ID, workspace.BlacklistDomain, "globex.example"), true},
+		{entry(w.ID, workspace.BlacklistDomain, "globex.example"), false}, // listed already
+		{entry(w.ID, workspace.BlacklistCompany, "initech"), true},
+		{entry(other.ID, workspace.BlacklistDomain, "initech.example"), true},
+	} {
+		added, err := st.InsertBlacklist(ctx, c.e)
+		is.NoErr(err)
+		is.Equal(added, c.want)
+	}
+	hits, err := st.BlacklistMatch(ctx, w.ID, workspace.BlacklistDomain, []string{"globex.example", "initech.example", "initech"})
+	is.NoErr(err)
+	is.Equal(hits, map[string]bool{"globex.example": true})
+	hits, err = st.BlacklistMatch(ctx, w.ID, workspace.BlacklistLinkedIn, []string{"globex.example"})
+	is.NoErr(err)
+	is.Equal(len(hits), 0)
+}
+
+// keys: a key reads back by id in its workspace only and with its
+// clients; the workspace's keys come oldest first; a credential carries
+// the key, its creator, the workspace and the clients, and a use recorded
+// on the key; an unknown hash is no rows.
+func keys(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, ms := world(t, st, "acme", "ada@acme.test")
+	c1, c2 := workspace.Named{ID: apikit.NewID(), Name: "Globex"}, workspace.Named{ID: apikit.NewID(), Name: "Initech"}
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, c1, at))
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, c2, at))
+	scoped, whole := key(w, ms[0], "hash-scoped", at.Add(time.Minute)), key(w, ms[0], "hash-whole", at)
+	is.NoErr(st.InsertKey(ctx, scoped, []string{c2.ID, c1.ID}))
+	is.NoErr(st.InsertKey(ctx, whole, nil))
+
+	got, err := st.KeyByID(ctx, w.ID, scoped.ID)
+	is.NoErr(err)
+	is.Equal(got.Hash, "hash-scoped")
+	_, err = st.KeyByID(ctx, apikit.NewID(), scoped.ID) // another workspace
+	is.True(db.IsNoRows(err))
+	all, err := st.Keys(ctx, w.ID)
+	is.NoErr(err)
+	is.Equal(len(all), 2)
+	is.Equal(all[0].ID, whole.ID)
+	clients, err := st.KeyClientIDs(ctx, scoped.ID)
+	is.NoErr(err)
+	want := []string{c1.ID, c2.ID}
+	if want[1] < want[0] {
+		want[0], want[1] = want[1], want[0]
+	}
+	is.Equal(clients, want)
+	clients, err = st.KeyClientIDs(ctx, whole.ID)
+	is.NoErr(err)
+	is.Equal(len(clients), 0)
+
+	used := at.Add(time.Hour)
+	is.NoErr(st.TouchKey(ctx, scoped.ID, used))
+	cr, err := st.Credential(ctx, "hash-scoped")
+	is.NoErr(err)
+	is.Equal(cr.Key.ID, scoped.ID)
+	is.True(cr.Key.LastUsedAt != nil && cr.Key.LastUsedAt.Equal(used))
+	is.Equal(cr.Member.ID, ms[0].ID)
+	is.True(cr.Member.Active)
+	is.Equal(cr.Workspace.ID, w.ID)
+	is.Equal(cr.Workspace.Plan, apikit.PlanPro)
+	is.Equal(cr.ClientIDs, want)
+	cr, err = st.Credential(ctx, "hash-whole")
+	is.NoErr(err)
+	is.Equal(len(cr.ClientIDs), 0)
+	_, err = st.Credential(ctx, "hash-unknown")
+	is.True(db.IsNoRows(err))
+}
+
+// revocation: active keys are those neither revoked nor expired; a key is
+// revoked once; revoking a member's keys revokes those not revoked yet
+// and names them.
+func revocation(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, ms := world(t, st, "acme", "ada@acme.test", "bob@acme.test")
+	a1, a2, a3, b := key(w, ms[0], "hash-a1", at), key(w, ms[0], "hash-a2", at), key(w, ms[0], "hash-a3", at), key(w, ms[1], "hash-b", at)
+	expires := at.Add(time.Hour)
+	a3.ExpiresAt = &expires
+	for _, k := range []*workspace.Key{a1, a2, a3, b} {
+		is.NoErr(st.InsertKey(ctx, k, nil))
+	}
+	n, err := st.CountActiveKeys(ctx, w.ID, at)
+	is.NoErr(err)
+	is.Equal(n, 4)
+	n, err = st.CountActiveKeys(ctx, w.ID, expires) // a3 expired
+	is.NoErr(err)
+	is.Equal(n, 3)
+
+	first := at.Add(time.Minute)
+	is.NoErr(st.RevokeKey(ctx, a1.ID, first))
+	is.NoErr(st.RevokeKey(ctx, a1.ID, first.Add(time.Minute))) // revoked already: kept
+	got, err := st.KeyByID(ctx, w.ID, a1.ID)
+	is.NoErr(err)
+	is.True(got.RevokedAt != nil && got.RevokedAt.Equal(first))
+	n, err = st.CountActiveKeys(ctx, w.ID, at)
+	is.NoErr(err)
+	is.Equal(n, 3)
+
+	ids, err := st.RevokeMemberKeys(ctx, ms[0].ID, first.Add(time.Hour))
+	is.NoErr(err)
+	is.Equal(len(ids), 2)
+	is.True((ids[0] == a2.ID && ids[1] == a3.ID) || (ids[0] == a3.ID && ids[1] == a2.ID))
+	ids, err = st.RevokeMemberKeys(ctx, ms[0].ID, first.Add(2*time.Hour))
+	is.NoErr(err)
+	is.Equal(len(ids), 0)
+	n, err = st.CountActiveKeys(ctx, w.ID, at)
+	is.NoErr(err)
+	is.Equal(n, 1) // bob's
+}
