@@ -84,7 +84,9 @@ type Invite struct {
 	ClientNames   []string `bun:"-"`
 }
 
-type memberPassword struct {
+// MemberPassword is a member's password as stored: its argon2id hash
+// (a PHC string), never the password.
+type MemberPassword struct {
 	bun.BaseModel `bun:"table:member_passwords"`
 
 	MemberID  string    `bun:"member_id,pk"`
@@ -367,7 +369,7 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password string) (str
 		if err := s.store.SetMemberClients(ctx, m.ID, inv.ClientIDs); err != nil {
 			return err
 		}
-		if err := s.store.SetPassword(ctx, &memberPassword{MemberID: m.ID, Hash: hash, UpdatedAt: now}); err != nil {
+		if err := s.store.SetPassword(ctx, &MemberPassword{MemberID: m.ID, Hash: hash, UpdatedAt: now}); err != nil {
 			return err
 		}
 		if err := s.store.DeleteSessions(ctx, m.ID, time.Time{}); err != nil {
@@ -424,7 +426,7 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, error) {
 		checkPassword(dummyHash, in.Password)
 		return "", ErrSignIn()
 	}
-	var match []passwordCandidate
+	var match []PasswordCandidate
 	for _, c := range cands {
 		if checkPassword(c.Hash, in.Password) {
 			match = append(match, c)

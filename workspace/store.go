@@ -70,18 +70,45 @@ type Store interface {
 	TouchKey(ctx context.Context, id string, at time.Time) error
 
 	// Sign-in (signin.go).
+
+	// InsertInvite adds inv.
 	InsertInvite(ctx context.Context, inv *Invite) error
+	// InviteByHash returns the invite whose token hashes to hash, used or
+	// not. Returns sql.ErrNoRows when there is none.
 	InviteByHash(ctx context.Context, hash string) (*Invite, error)
+	// PendingInvites returns the workspace's invites neither used nor
+	// expired at now, newest first.
 	PendingInvites(ctx context.Context, workspaceID string, now time.Time) ([]Invite, error)
+	// UseInvite marks the invite whose token hashes to hash used at now
+	// and returns it. Returns sql.ErrNoRows when there is no such invite
+	// unused and unexpired at now; of two calls at once, one gets it.
 	UseInvite(ctx context.Context, hash string, now time.Time) (*Invite, error)
+	// SetMemberClients replaces the member's client scope with clientIDs
+	// (none: the whole workspace).
 	SetMemberClients(ctx context.Context, memberID string, clientIDs []string) error
-	SetPassword(ctx context.Context, p *memberPassword) error
-	PasswordsByEmail(ctx context.Context, email, workspace string) ([]passwordCandidate, error)
+	// SetPassword inserts or replaces the member's password hash.
+	SetPassword(ctx context.Context, p *MemberPassword) error
+	// PasswordsByEmail returns the active members with email (matched
+	// case-insensitively) who have a password, in the workspace named
+	// workspace when it is not empty.
+	PasswordsByEmail(ctx context.Context, email, workspace string) ([]PasswordCandidate, error)
+	// InsertSession adds se.
 	InsertSession(ctx context.Context, se *Session) error
+	// SessionCredential returns the session whose token hashes to hash,
+	// with its member, workspace and the member's clients (sorted).
+	// Returns sql.ErrNoRows when there is none.
 	SessionCredential(ctx context.Context, hash string) (*SessionCredential, error)
+	// TouchSession records the session's last use at at.
 	TouchSession(ctx context.Context, id string, at time.Time) error
+	// DeleteSession deletes the session whose token hashes to hash, if
+	// any.
 	DeleteSession(ctx context.Context, hash string) error
+	// DeleteSessions deletes the member's sessions last used before
+	// idleBefore, or all of them for the zero time.
 	DeleteSessions(ctx context.Context, memberID string, idleBefore time.Time) error
+	// MemberSignIn returns, per member of the workspace, their client ids
+	// (members of the whole workspace are left out) and whether they have
+	// a password.
 	MemberSignIn(ctx context.Context, workspaceID string) (map[string][]string, map[string]bool, error)
 }
 
@@ -371,7 +398,7 @@ func (s *BunStore) SetMemberClients(ctx context.Context, memberID string, client
 	return nil
 }
 
-func (s *BunStore) SetPassword(ctx context.Context, p *memberPassword) error {
+func (s *BunStore) SetPassword(ctx context.Context, p *MemberPassword) error {
 	_, err := s.idb(ctx).NewInsert().Model(p).On("CONFLICT (member_id) DO UPDATE").
 		Set("hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at").Exec(ctx)
 	return err
@@ -403,9 +430,9 @@ func (s *BunStore) TouchSession(ctx context.Context, id string, at time.Time) er
 	return err
 }
 
-// passwordCandidate is a member who may be signing in: an active member
-// with the email and a password.
-type passwordCandidate struct {
+// PasswordCandidate is a member who may be signing in: an active member
+// with the email and a password (its argon2id hash).
+type PasswordCandidate struct {
 	MemberID    string `bun:"member_id"`
 	WorkspaceID string `bun:"workspace_id"`
 	Hash        string `bun:"hash"`
@@ -413,8 +440,8 @@ type passwordCandidate struct {
 
 // PasswordsByEmail returns the active members with email (in the workspace
 // named workspace, when it is not empty) who have a password.
-func (s *BunStore) PasswordsByEmail(ctx context.Context, email, workspace string) ([]passwordCandidate, error) {
-	var out []passwordCandidate
+func (s *BunStore) PasswordsByEmail(ctx context.Context, email, workspace string) ([]PasswordCandidate, error) {
+	var out []PasswordCandidate
 	q := s.idb(ctx).NewSelect().TableExpr("members AS m").
 		ColumnExpr("m.id AS member_id, m.workspace_id, mp.hash").
 		Join("JOIN member_passwords AS mp ON mp.member_id = m.id").
@@ -494,7 +521,7 @@ func (s *BunStore) MemberSignIn(ctx context.Context, workspaceID string) (map[st
 		return nil, nil, err
 	}
 	var withPassword []string
-	err = s.idb(ctx).NewSelect().Model((*memberPassword)(nil)).Column("member_id").
+	err = s.idb(ctx).NewSelect().Model((*MemberPassword)(nil)).Column("member_id").
 		Where("member_id IN (SELECT id FROM members WHERE workspace_id = ?)", workspaceID).Scan(ctx, &withPassword)
 	if err != nil {
 		return nil, nil, err
