@@ -68,13 +68,18 @@ var statusOf = map[string]int{
 	apikit.EInternal:            http.StatusInternalServerError,
 }
 
+// StatusOf is the HTTP status of an error code (500 for an unknown one),
+// for the console's pages, which answer errors as the API does.
+func StatusOf(code string) int {
+	if st, ok := statusOf[code]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
+}
+
 // fromAPI turns an apikit error into the envelope with its status.
 func fromAPI(e *apikit.Error) *ErrorBody {
-	st, ok := statusOf[e.Code]
-	if !ok {
-		st = http.StatusInternalServerError
-	}
-	return &ErrorBody{Err: ErrorDetail{Code: e.Code, Message: e.Message, Remedy: e.Remedy}, status: st}
+	return &ErrorBody{Err: ErrorDetail{Code: e.Code, Message: e.Message, Remedy: e.Remedy}, status: StatusOf(e.Code)}
 }
 
 // newHumaError renders huma's own errors (validation, malformed bodies,

@@ -20,6 +20,8 @@ type Service struct {
 	clock  apikit.Clock
 	events *events.Log
 	auth   authCache
+	// passwords are argon2id's costs for new passwords (signin.go).
+	passwords PasswordParams
 }
 
 // NewService returns a Service on d.
@@ -281,19 +283,9 @@ func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, err
 		if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
 			return apikit.Invalid("The expiry is in the past.", "Give an expiry date in the future, or none for a key valid until revoked.")
 		}
-		var clientIDs []string
-		names := slices.Compact(slices.Sorted(slices.Values(in.Clients)))
-		found, err := s.store.NamedByName(ctx, w.ID, Clients, names)
+		clientIDs, names, err := s.clientIDsByName(ctx, w, in.Clients)
 		if err != nil {
 			return err
-		}
-		for _, n := range names {
-			i := slices.IndexFunc(found, func(f Named) bool { return f.Name == n })
-			if i < 0 {
-				return setupNotFound(fmt.Sprintf("Client %q of workspace %q", n, in.Workspace),
-					"Use a client listed under the workspace's clients: in the setup file; names are case-sensitive.")
-			}
-			clientIDs = append(clientIDs, found[i].ID)
 		}
 		active, err := s.store.CountActiveKeys(ctx, w.ID, now)
 		if err != nil {

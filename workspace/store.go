@@ -68,6 +68,48 @@ type Store interface {
 	RevokeMemberKeys(ctx context.Context, memberID string, at time.Time) ([]string, error)
 	// TouchKey records the key's last use at at.
 	TouchKey(ctx context.Context, id string, at time.Time) error
+
+	// Sign-in (signin.go).
+
+	// InsertInvite adds inv.
+	InsertInvite(ctx context.Context, inv *Invite) error
+	// InviteByHash returns the invite whose token hashes to hash, used or
+	// not. Returns sql.ErrNoRows when there is none.
+	InviteByHash(ctx context.Context, hash string) (*Invite, error)
+	// PendingInvites returns the workspace's invites neither used nor
+	// expired at now, newest first.
+	PendingInvites(ctx context.Context, workspaceID string, now time.Time) ([]Invite, error)
+	// UseInvite marks the invite whose token hashes to hash used at now
+	// and returns it. Returns sql.ErrNoRows when there is no such invite
+	// unused and unexpired at now; of two calls at once, one gets it.
+	UseInvite(ctx context.Context, hash string, now time.Time) (*Invite, error)
+	// SetMemberClients replaces the member's client scope with clientIDs
+	// (none: the whole workspace).
+	SetMemberClients(ctx context.Context, memberID string, clientIDs []string) error
+	// SetPassword inserts or replaces the member's password hash.
+	SetPassword(ctx context.Context, p *MemberPassword) error
+	// PasswordsByEmail returns the active members with email (matched
+	// case-insensitively) who have a password, in the workspace named
+	// workspace when it is not empty.
+	PasswordsByEmail(ctx context.Context, email, workspace string) ([]PasswordCandidate, error)
+	// InsertSession adds se.
+	InsertSession(ctx context.Context, se *Session) error
+	// SessionCredential returns the session whose token hashes to hash,
+	// with its member, workspace and the member's clients (sorted).
+	// Returns sql.ErrNoRows when there is none.
+	SessionCredential(ctx context.Context, hash string) (*SessionCredential, error)
+	// TouchSession records the session's last use at at.
+	TouchSession(ctx context.Context, id string, at time.Time) error
+	// DeleteSession deletes the session whose token hashes to hash, if
+	// any.
+	DeleteSession(ctx context.Context, hash string) error
+	// DeleteSessions deletes the member's sessions last used before
+	// idleBefore, or all of them for the zero time.
+	DeleteSessions(ctx context.Context, memberID string, idleBefore time.Time) error
+	// MemberSignIn returns, per member of the workspace, their client ids
+	// (members of the whole workspace are left out) and whether they have
+	// a password.
+	MemberSignIn(ctx context.Context, workspaceID string) (map[string][]string, map[string]bool, error)
 }
 
 var _ Store = (*BunStore)(nil)
@@ -304,4 +346,193 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 		}
 	}
 	return c, nil
+}
+
+// The sign-in store methods (signin.go).
+
+func (s *BunStore) InsertInvite(ctx context.Context, inv *Invite) error {
+	_, err := s.idb(ctx).NewInsert().Model(inv).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) InviteByHash(ctx context.Context, hash string) (*Invite, error) {
+	inv := new(Invite)
+	if err := s.idb(ctx).NewSelect().Model(inv).Where("token_hash = ?", hash).Scan(ctx); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// PendingInvites returns the workspace's unused, unexpired invites at now,
+// newest first.
+func (s *BunStore) PendingInvites(ctx context.Context, workspaceID string, now time.Time) ([]Invite, error) {
+	var out []Invite
+	err := s.idb(ctx).NewSelect().Model(&out).Where("workspace_id = ? AND used_at IS NULL AND expires_at > ?", workspaceID, now).
+		Order("created_at DESC", "id DESC").Scan(ctx)
+	return out, err
+}
+
+// UseInvite marks the invite with hash used at now and returns it, or
+// sql.ErrNoRows when there is no such invite that is unused and unexpired
+// at now. Of two calls at once, one gets the invite.
+func (s *BunStore) UseInvite(ctx context.Context, hash string, now time.Time) (*Invite, error) {
+	inv := new(Invite)
+	err := s.idb(ctx).NewUpdate().Model(inv).Set("used_at = ?", now).
+		Where("token_hash = ? AND used_at IS NULL AND expires_at > ?", hash, now).Returning("*").Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// SetMemberClients replaces the member's client scope with clientIDs.
+func (s *BunStore) SetMemberClients(ctx context.Context, memberID string, clientIDs []string) error {
+	if _, err := s.idb(ctx).NewDelete().Model((*memberClient)(nil)).Where("member_id = ?", memberID).Exec(ctx); err != nil {
+		return err
+	}
+	for _, c := range clientIDs {
+		if _, err := s.idb(ctx).NewInsert().Model(&memberClient{MemberID: memberID, ClientID: c}).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *BunStore) SetPassword(ctx context.Context, p *MemberPassword) error {
+	_, err := s.idb(ctx).NewInsert().Model(p).On("CONFLICT (member_id) DO UPDATE").
+		Set("hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at").Exec(ctx)
+	return err
+}
+
+func (s *BunStore) InsertSession(ctx context.Context, se *Session) error {
+	_, err := s.idb(ctx).NewInsert().Model(se).Exec(ctx)
+	return err
+}
+
+// DeleteSessions deletes the member's sessions last used before idleBefore,
+// or all of them for the zero time.
+func (s *BunStore) DeleteSessions(ctx context.Context, memberID string, idleBefore time.Time) error {
+	q := s.idb(ctx).NewDelete().Model((*Session)(nil)).Where("member_id = ?", memberID)
+	if !idleBefore.IsZero() {
+		q = q.Where("last_seen_at < ?", idleBefore)
+	}
+	_, err := q.Exec(ctx)
+	return err
+}
+
+func (s *BunStore) DeleteSession(ctx context.Context, hash string) error {
+	_, err := s.idb(ctx).NewDelete().Model((*Session)(nil)).Where("token_hash = ?", hash).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) TouchSession(ctx context.Context, id string, at time.Time) error {
+	_, err := s.idb(ctx).NewUpdate().Model((*Session)(nil)).Set("last_seen_at = ?", at).Where("id = ?", id).Exec(ctx)
+	return err
+}
+
+// PasswordCandidate is a member who may be signing in: an active member
+// with the email and a password (its argon2id hash).
+type PasswordCandidate struct {
+	MemberID    string `bun:"member_id"`
+	WorkspaceID string `bun:"workspace_id"`
+	Hash        string `bun:"hash"`
+}
+
+// PasswordsByEmail returns the active members with email (in the workspace
+// named workspace, when it is not empty) who have a password.
+func (s *BunStore) PasswordsByEmail(ctx context.Context, email, workspace string) ([]PasswordCandidate, error) {
+	var out []PasswordCandidate
+	q := s.idb(ctx).NewSelect().TableExpr("members AS m").
+		ColumnExpr("m.id AS member_id, m.workspace_id, mp.hash").
+		Join("JOIN member_passwords AS mp ON mp.member_id = m.id").
+		Where("lower(m.email) = ? AND m.active", strings.ToLower(email))
+	if workspace != "" {
+		q = q.Join("JOIN workspaces AS w ON w.id = m.workspace_id").Where("w.name = ?", workspace)
+	}
+	err := q.OrderExpr("m.workspace_id").Scan(ctx, &out)
+	return out, err
+}
+
+// SessionCredential is everything a session's principal is made of, read
+// in one query.
+type SessionCredential struct {
+	Session   Session
+	Member    Member
+	Workspace Workspace
+	ClientIDs []string
+}
+
+type sessionRow struct {
+	SessionID    string    `bun:"session_id"`
+	TokenHash    string    `bun:"token_hash"`
+	LastSeenAt   time.Time `bun:"last_seen_at"`
+	MemberID     string    `bun:"member_id"`
+	MemberEmail  string    `bun:"member_email"`
+	MemberRole   string    `bun:"member_role"`
+	MemberActive bool      `bun:"member_active"`
+	WorkspaceID  string    `bun:"workspace_id"`
+	Name         string    `bun:"workspace_name"`
+	Timezone     string    `bun:"timezone"`
+	Plan         string    `bun:"plan"`
+	Suspended    bool      `bun:"suspended"`
+	ClientID     *string   `bun:"client_id"`
+}
+
+// SessionCredential returns the session with hash and what it acts as, or
+// sql.ErrNoRows.
+func (s *BunStore) SessionCredential(ctx context.Context, hash string) (*SessionCredential, error) {
+	var rows []sessionRow
+	err := s.idb(ctx).NewRaw(`SELECT se.id AS session_id, se.token_hash, se.last_seen_at,
+			m.id AS member_id, m.email AS member_email, m.role AS member_role, m.active AS member_active,
+			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, mc.client_id
+		FROM member_sessions AS se
+		JOIN members AS m ON m.id = se.member_id
+		JOIN workspaces AS w ON w.id = se.workspace_id
+		LEFT JOIN member_clients AS mc ON mc.member_id = m.id
+		WHERE se.token_hash = ?
+		ORDER BY mc.client_id`, hash).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, sql.ErrNoRows
+	}
+	r := rows[0]
+	c := &SessionCredential{
+		Session:   Session{ID: r.SessionID, WorkspaceID: r.WorkspaceID, MemberID: r.MemberID, TokenHash: r.TokenHash, LastSeenAt: r.LastSeenAt},
+		Member:    Member{ID: r.MemberID, WorkspaceID: r.WorkspaceID, Email: r.MemberEmail, Role: apikit.Role(r.MemberRole), Active: r.MemberActive},
+		Workspace: Workspace{ID: r.WorkspaceID, Name: r.Name, Timezone: r.Timezone, Plan: r.Plan, Suspended: r.Suspended},
+	}
+	for _, row := range rows {
+		if row.ClientID != nil {
+			c.ClientIDs = append(c.ClientIDs, *row.ClientID)
+		}
+	}
+	return c, nil
+}
+
+// MemberSignIn returns, for the workspace's members, their client ids and
+// whether they have a password.
+func (s *BunStore) MemberSignIn(ctx context.Context, workspaceID string) (map[string][]string, map[string]bool, error) {
+	var scopes []memberClient
+	err := s.idb(ctx).NewSelect().Model(&scopes).
+		Where("member_id IN (SELECT id FROM members WHERE workspace_id = ?)", workspaceID).Order("member_id", "client_id").Scan(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var withPassword []string
+	err = s.idb(ctx).NewSelect().Model((*MemberPassword)(nil)).Column("member_id").
+		Where("member_id IN (SELECT id FROM members WHERE workspace_id = ?)", workspaceID).Scan(ctx, &withPassword)
+	if err != nil {
+		return nil, nil, err
+	}
+	byMember := map[string][]string{}
+	for _, sc := range scopes {
+		byMember[sc.MemberID] = append(byMember[sc.MemberID], sc.ClientID)
+	}
+	has := map[string]bool{}
+	for _, id := range withPassword {
+		has[id] = true
+	}
+	return byMember, has, nil
 }

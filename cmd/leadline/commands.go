@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/console"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/server"
 	"github.com/leadline/leadline/setup"
@@ -102,7 +103,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer func() { stopMetrics(); metricsDone() }()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	hs := &http.Server{Handler: withConsole(srv.Handler(), console.New(pl, console.Options{PublicURL: *public, Logger: logger})), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	go sweep(ctx, srv, logger)
 	runCtx, stopRunner := context.WithCancel(context.Background())
@@ -120,7 +121,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer func() { stopRunner(); <-runnerDone }()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	fmt.Fprintf(stdout, "leadline serving http://%s/v1 (docs at /v1/docs) on %s database %s\n", ln.Addr(), d.Engine, redact(*dsn))
+	fmt.Fprintf(stdout, "leadline serving http://%s/v1 (docs at /v1/docs, the console at /app/) on %s database %s\n", ln.Addr(), d.Engine, redact(*dsn))
 	select {
 	case err := <-errc:
 		return err
@@ -136,6 +137,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	<-runnerDone
 	return srv.Flush(shutdownCtx)
+}
+
+// withConsole serves the console under /app/ and the API everywhere
+// else, each path as it came (the API answers unclean paths itself).
+func withConsole(api, app http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == console.DefaultPrefix || strings.HasPrefix(p, console.DefaultPrefix+"/") {
+			app.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }
 
 // sweep clears ended rate windows and expired idempotency records.

@@ -26,6 +26,8 @@ func TestStore(t *testing.T, open Open) {
 	t.Run("Blacklist", func(t *testing.T) { blacklist(t, open) })
 	t.Run("Keys", func(t *testing.T) { keys(t, open) })
 	t.Run("Revocation", func(t *testing.T) { revocation(t, open) })
+	t.Run("Invites", func(t *testing.T) { invites(t, open) })
+	t.Run("PasswordsAndSessions", func(t *testing.T) { passwordsAndSessions(t, open) })
 }
 
 var at = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
@@ -253,4 +255,143 @@ func revocation(t *testing.T, open Open) {
 	n, err = st.CountActiveKeys(ctx, w.ID, at)
 	is.NoErr(err)
 	is.Equal(n, 1) // bob's
+}
+
+// invites: an invite reads back by its hash with its clients; pending
+// ones are the unused, unexpired ones, newest first; it is used once, and
+// not after it expired.
+func invites(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, _ := world(t, st, "acme", "owner@acme.test")
+	globex := workspace.Named{ID: apikit.NewID(), Name: "Globex"}
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, globex, at))
+	invite := func(hash string, created time.Time, clients ...string) *workspace.Invite {
+		inv := &workspace.Invite{ID: apikit.NewID(), WorkspaceID: w.ID, Email: hash + "@acme.test", Role: apikit.RoleMember,
+			ClientIDs: append([]string{}, clients...), TokenHash: hash, CreatedAt: created, ExpiresAt: created.Add(workspace.InviteValid)}
+		is.NoErr(st.InsertInvite(ctx, inv))
+		return inv
+	}
+	a := invite("a", at, globex.ID)
+	invite("b", at.Add(time.Hour))
+	invite("old", at.Add(-25*time.Hour))
+
+	got, err := st.InviteByHash(ctx, "a")
+	is.NoErr(err)
+	is.Equal(got.Email, "a@acme.test")
+	is.Equal(got.ClientIDs, []string{globex.ID})
+	is.True(got.ExpiresAt.Equal(a.ExpiresAt) && got.UsedAt == nil)
+	_, err = st.InviteByHash(ctx, "nope")
+	is.True(db.IsNoRows(err))
+
+	pending, err := st.PendingInvites(ctx, w.ID, at.Add(time.Hour))
+	is.NoErr(err)
+	is.Equal(len(pending), 2)
+	is.Equal(pending[0].TokenHash, "b") // newest first; "old" expired
+
+	used, err := st.UseInvite(ctx, "a", at.Add(time.Minute))
+	is.NoErr(err)
+	is.Equal(used.ID, a.ID)
+	is.True(used.UsedAt != nil)
+	_, err = st.UseInvite(ctx, "a", at.Add(2*time.Minute))
+	is.True(db.IsNoRows(err)) // once
+	_, err = st.UseInvite(ctx, "old", at)
+	is.True(db.IsNoRows(err)) // expired
+	_, err = st.UseInvite(ctx, "b", at.Add(25*time.Hour))
+	is.True(db.IsNoRows(err))
+	pending, err = st.PendingInvites(ctx, w.ID, at.Add(time.Hour))
+	is.NoErr(err)
+	is.Equal(len(pending), 1)
+}
+
+// passwordsAndSessions: a password is set and replaced; the candidates
+// for an email are the active members with a password, in any case, in
+// one workspace when it is named; a session reads back with its member,
+// workspace and the member's clients, is touched, and is deleted alone,
+// by idleness or with all of the member's.
+func passwordsAndSessions(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, ms := world(t, st, "acme", "max@acme.test", "left@acme.test", "nopw@acme.test")
+	w2, ms2 := world(t, st, "beta", "max@acme.test")
+	max, left := ms[0], ms[1]
+	left.Active = false
+	is.NoErr(st.SaveMember(ctx, left, false))
+	for _, m := range []*workspace.Member{max, left, ms2[0]} {
+		is.NoErr(st.SetPassword(ctx, &workspace.MemberPassword{MemberID: m.ID, Hash: "h1-" + m.ID, UpdatedAt: at}))
+	}
+	is.NoErr(st.SetPassword(ctx, &workspace.MemberPassword{MemberID: max.ID, Hash: "h2", UpdatedAt: at.Add(time.Hour)}))
+
+	cands, err := st.PasswordsByEmail(ctx, "MAX@acme.test", "")
+	is.NoErr(err)
+	is.Equal(len(cands), 2)
+	for _, c := range cands {
+		if c.MemberID == max.ID {
+			is.Equal(c.Hash, "h2") // replaced
+			is.Equal(c.WorkspaceID, w.ID)
+		} else {
+			is.Equal(c.WorkspaceID, w2.ID)
+		}
+	}
+	cands, err = st.PasswordsByEmail(ctx, "max@acme.test", "beta")
+	is.NoErr(err)
+	is.Equal(len(cands), 1)
+	is.Equal(cands[0].MemberID, ms2[0].ID)
+	for _, email := range []string{"left@acme.test", "nopw@acme.test", "nobody@acme.test"} {
+		cands, err = st.PasswordsByEmail(ctx, email, "")
+		is.NoErr(err)
+		is.Equal(len(cands), 0) // left, no password, unknown
+	}
+
+	globex, initech := workspace.Named{ID: apikit.NewID(), Name: "Globex"}, workspace.Named{ID: apikit.NewID(), Name: "Initech"}
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, globex, at))
+	is.NoErr(st.InsertNamed(ctx, w.ID, workspace.Clients, initech, at))
+	is.NoErr(st.SetMemberClients(ctx, max.ID, []string{initech.ID, globex.ID}))
+	is.NoErr(st.SetMemberClients(ctx, max.ID, []string{globex.ID})) // replaced
+	scopes, withPassword, err := st.MemberSignIn(ctx, w.ID)
+	is.NoErr(err)
+	is.Equal(scopes, map[string][]string{max.ID: {globex.ID}})
+	is.Equal(withPassword, map[string]bool{max.ID: true, left.ID: true})
+
+	session := func(hash string, m *workspace.Member, last time.Time) *workspace.Session {
+		se := &workspace.Session{ID: apikit.NewID(), WorkspaceID: m.WorkspaceID, MemberID: m.ID, TokenHash: hash, CreatedAt: last, LastSeenAt: last}
+		is.NoErr(st.InsertSession(ctx, se))
+		return se
+	}
+	s1 := session("s1", max, at)
+	session("s2", max, at.Add(-13*time.Hour))
+	session("s3", ms2[0], at)
+	c, err := st.SessionCredential(ctx, "s1")
+	is.NoErr(err)
+	is.Equal(c.Session.ID, s1.ID)
+	is.True(c.Session.LastSeenAt.Equal(at))
+	is.Equal(c.Member.Email, "max@acme.test")
+	is.Equal(c.Member.Role, apikit.RoleOwner)
+	is.True(c.Member.Active)
+	is.Equal(c.Workspace.Name, "acme")
+	is.Equal(c.ClientIDs, []string{globex.ID})
+	c, err = st.SessionCredential(ctx, "s3")
+	is.NoErr(err)
+	is.Equal(len(c.ClientIDs), 0) // the whole workspace
+	_, err = st.SessionCredential(ctx, "nope")
+	is.True(db.IsNoRows(err))
+
+	is.NoErr(st.TouchSession(ctx, s1.ID, at.Add(time.Minute)))
+	c, err = st.SessionCredential(ctx, "s1")
+	is.NoErr(err)
+	is.True(c.Session.LastSeenAt.Equal(at.Add(time.Minute)))
+
+	is.NoErr(st.DeleteSessions(ctx, max.ID, at.Add(-12*time.Hour))) // the idle one
+	_, err = st.SessionCredential(ctx, "s2")
+	is.True(db.IsNoRows(err))
+	_, err = st.SessionCredential(ctx, "s1")
+	is.NoErr(err)
+	is.NoErr(st.DeleteSession(ctx, "s3"))
+	_, err = st.SessionCredential(ctx, "s3")
+	is.True(db.IsNoRows(err))
+	is.NoErr(st.DeleteSessions(ctx, max.ID, time.Time{})) // all
+	_, err = st.SessionCredential(ctx, "s1")
+	is.True(db.IsNoRows(err))
 }

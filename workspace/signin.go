@@ -1,0 +1,579 @@
+package workspace
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"golang.org/x/crypto/argon2"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+)
+
+// Members sign in to the console with an email and a password. A password
+// is set through a one-time invite link (Invite, AcceptInvite); signing in
+// opens a session kept in the database (SignIn, SessionPrincipal,
+// SignOut). Only hashes are stored: argon2id for passwords, SHA-256 for
+// the session and invite tokens.
+
+// SessionIdle is how long a session lasts without use.
+const SessionIdle = 12 * time.Hour
+
+// InviteValid is how long an invite link can be used.
+const InviteValid = 24 * time.Hour
+
+// Password lengths, in characters.
+const (
+	MinPasswordLength = 12
+	MaxPasswordLength = 256
+)
+
+// sessionTouchEvery is how stale a session's last use may get before a
+// request records it, so that pages do not each cost a write.
+const sessionTouchEvery = time.Minute
+
+// PasswordParams are argon2id's costs.
+type PasswordParams struct {
+	Time    uint32
+	Memory  uint32 // KiB
+	Threads uint8
+}
+
+// DefaultPasswordParams are OWASP's argon2id recommendation (19 MiB, two
+// passes, one lane).
+var DefaultPasswordParams = PasswordParams{Time: 2, Memory: 19 * 1024, Threads: 1}
+
+// Session is a signed-in browser: the member and the hash of the token its
+// cookie holds.
+type Session struct {
+	bun.BaseModel `bun:"table:member_sessions"`
+
+	ID          string    `bun:"id,pk"`
+	WorkspaceID string    `bun:"workspace_id"`
+	MemberID    string    `bun:"member_id"`
+	TokenHash   string    `bun:"token_hash"`
+	CreatedAt   time.Time `bun:"created_at"`
+	LastSeenAt  time.Time `bun:"last_seen_at"`
+}
+
+// Invite is an invitation to set a password (and join the workspace, for
+// a new email), valid once until ExpiresAt.
+type Invite struct {
+	bun.BaseModel `bun:"table:member_invites"`
+
+	ID          string      `bun:"id,pk"`
+	WorkspaceID string      `bun:"workspace_id"`
+	Email       string      `bun:"email"`
+	Role        apikit.Role `bun:"role"`
+	ClientIDs   []string    `bun:"client_ids,type:jsonb"`
+	TokenHash   string      `bun:"token_hash"`
+	InvitedBy   *string     `bun:"invited_by"`
+	CreatedAt   time.Time   `bun:"created_at"`
+	ExpiresAt   time.Time   `bun:"expires_at"`
+	UsedAt      *time.Time  `bun:"used_at"`
+
+	// Filled when read for a person.
+	WorkspaceName string   `bun:"-"`
+	ClientNames   []string `bun:"-"`
+}
+
+// MemberPassword is a member's password as stored: its argon2id hash
+// (a PHC string), never the password.
+type MemberPassword struct {
+	bun.BaseModel `bun:"table:member_passwords"`
+
+	MemberID  string    `bun:"member_id,pk"`
+	Hash      string    `bun:"hash"`
+	UpdatedAt time.Time `bun:"updated_at"`
+}
+
+type memberClient struct {
+	bun.BaseModel `bun:"table:member_clients"`
+
+	MemberID string `bun:"member_id,pk"`
+	ClientID string `bun:"client_id,pk"`
+}
+
+// SetPasswordParams sets argon2id's costs for new passwords (tests lower
+// them); stored hashes keep the costs they were made with.
+func (s *Service) SetPasswordParams(p PasswordParams) { s.passwords = p }
+
+func (s *Service) passwordParams() PasswordParams {
+	if s.passwords == (PasswordParams{}) {
+		return DefaultPasswordParams
+	}
+	return s.passwords
+}
+
+// hashPassword returns the PHC string of password's argon2id hash under a
+// new random salt.
+func hashPassword(password string, p PasswordParams) string {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		panic(err)
+	}
+	sum := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, 32)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.Memory, p.Time, p.Threads,
+		b64.EncodeToString(salt), b64.EncodeToString(sum))
+}
+
+// checkPassword reports whether password matches the PHC string encoded.
+func checkPassword(encoded, password string) bool {
+	parts := strings.Split(encoded, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var version int
+	var p PasswordParams
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &p.Memory, &p.Time, &p.Threads); err != nil {
+		return false
+	}
+	b64 := base64.RawStdEncoding
+	salt, err := b64.DecodeString(parts[4])
+	if err != nil {
+		return false
+	}
+	want, err := b64.DecodeString(parts[5])
+	if err != nil || len(want) == 0 {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// newToken returns a new session or invite token (256 random bits) and
+// its hash.
+func newToken() (token, hash string) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	token = base64.RawURLEncoding.EncodeToString(b)
+	return token, hashSecret(token)
+}
+
+// checkPasswordRules refuses a password that is too short or too long.
+func checkPasswordRules(password string) error {
+	n := len([]rune(password))
+	if n < MinPasswordLength {
+		return apikit.Invalid(fmt.Sprintf("The password has %d characters; it needs at least %d.", n, MinPasswordLength),
+			fmt.Sprintf("Choose a password of %d characters or more; a few unrelated words make a good one.", MinPasswordLength))
+	}
+	if n > MaxPasswordLength {
+		return apikit.Invalid(fmt.Sprintf("The password has %d characters; at most %d are taken.", n, MaxPasswordLength),
+			fmt.Sprintf("Choose a password of %d to %d characters.", MinPasswordLength, MaxPasswordLength))
+	}
+	return apikit.CheckText("password", password)
+}
+
+// InviteInput is what inviting a member takes.
+type InviteInput struct {
+	// Workspace is the workspace's name; By's workspace when By is set.
+	Workspace string
+	Email     string
+	Role      apikit.Role
+	// Clients are client names: the member sees only those clients, as a
+	// key created with them does. None: the whole workspace.
+	Clients []string
+	// By is the member who invites from the console; nil for the command
+	// line, which acts for the workspace's operator.
+	By *apikit.Principal
+}
+
+func inviteNotValid() *apikit.Error {
+	return &apikit.Error{Code: apikit.ENotFound, Message: "This invite link is not valid: it was used already, is older than 24 hours, or was not copied whole.",
+		Remedy: "Ask a manager of the workspace for a new invite (`leadline members invite`, or Members in the console)."}
+}
+
+// Invite invites email to the workspace with role (and clients), or lets
+// an existing member set a new password, and returns the invite and its
+// one-time token, which is never stored: only its hash is. The invite is
+// valid for 24 hours and once.
+//
+// An existing member keeps their role: the invite must carry it. A member
+// who left rejoins when the invite is used. From the console (By set) the
+// inviter must be a manager or owner, may invite up to their own role,
+// and, when limited to some clients, only to those clients.
+//
+// Returns E_NOT_FOUND for an unknown workspace or client, E_FORBIDDEN for
+// an inviter who may not invite so, E_PAYLOAD_INVALID for a bad email or
+// role and E_CONFLICT for a role that is not the existing member's.
+func (s *Service) Invite(ctx context.Context, in InviteInput) (*Invite, string, error) {
+	if err := apikit.CheckText("", in); err != nil {
+		return nil, "", err
+	}
+	email := strings.ToLower(strings.TrimSpace(in.Email))
+	if local, domain, ok := strings.Cut(email, "@"); !ok || local == "" || !strings.Contains(domain, ".") ||
+		strings.ContainsAny(email, " \t<>,;\"") || len(email) > 254 {
+		return nil, "", apikit.Invalid(fmt.Sprintf("%q is not an email address.", in.Email), "Type the member's email address, like name@company.com.")
+	}
+	if !in.Role.Valid() {
+		return nil, "", apikit.Invalid(fmt.Sprintf("Unknown role %q.", in.Role), "Use owner, manager, member or client_viewer.")
+	}
+	var inv *Invite
+	var token string
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		now := db.Now(ctx, s.clock)
+		var w *Workspace
+		var err error
+		if in.By != nil {
+			w, err = s.WorkspaceByID(ctx, in.By.WorkspaceID)
+		} else {
+			w, err = s.ByName(ctx, in.Workspace)
+		}
+		if err != nil {
+			return err
+		}
+		clientIDs, names, err := s.clientIDsByName(ctx, w, in.Clients)
+		if err != nil {
+			return err
+		}
+		if by := in.By; by != nil {
+			if !by.Role.AtLeast(apikit.RoleManager) {
+				return apikit.Forbidden(fmt.Sprintf("You are a %s; only owners and managers invite members.", by.Role),
+					"Ask an owner or a manager of the workspace to invite them.")
+			}
+			if !by.Role.AtLeast(in.Role) {
+				return apikit.Forbidden(fmt.Sprintf("A %s cannot invite someone as %s.", by.Role, in.Role),
+					"Choose a role no higher than your own.")
+			}
+			if by.Scoped() && (len(clientIDs) == 0 || slices.ContainsFunc(clientIDs, func(c string) bool { return !by.SeesClient(c) })) {
+				return apikit.Forbidden("You see only some clients; a member you invite must be limited to clients among yours.",
+					"Choose one or more of your clients for the new member.")
+			}
+		}
+		m, err := s.store.MemberByEmail(ctx, w.ID, email)
+		switch {
+		case db.IsNoRows(err):
+		case err != nil:
+			return err
+		case m.Role != in.Role:
+			return apikit.Conflict(fmt.Sprintf("%s is already a %s of workspace %q; an invite does not change a role.", m.Email, m.Role, w.Name),
+				fmt.Sprintf("Invite them as %s to let them set a password; roles change in the setup file (`leadline apply`).", m.Role))
+		}
+		var hash string
+		token, hash = newToken()
+		inv = &Invite{ID: apikit.NewID(), WorkspaceID: w.ID, Email: email, Role: in.Role, ClientIDs: clientIDs, TokenHash: hash,
+			CreatedAt: now, ExpiresAt: now.Add(InviteValid), WorkspaceName: w.Name, ClientNames: names}
+		if inv.ClientIDs == nil {
+			inv.ClientIDs = []string{}
+		}
+		if in.By != nil {
+			inv.InvitedBy = &in.By.MemberID
+		}
+		return s.store.InsertInvite(ctx, inv)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return inv, token, nil
+}
+
+// clientIDsByName resolves client names of workspace w to ids, and
+// returns the names sorted and without repeats.
+// Returns E_NOT_FOUND for a name that is no client of w.
+func (s *Service) clientIDsByName(ctx context.Context, w *Workspace, clients []string) (ids, names []string, err error) {
+	names = slices.Compact(slices.Sorted(slices.Values(clients)))
+	found, err := s.store.NamedByName(ctx, w.ID, Clients, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range names {
+		i := slices.IndexFunc(found, func(f Named) bool { return f.Name == n })
+		if i < 0 {
+			return nil, nil, setupNotFound(fmt.Sprintf("Client %q of workspace %q", n, w.Name),
+				"Use a client listed under the workspace's clients: in the setup file; names are case-sensitive.")
+		}
+		ids = append(ids, found[i].ID)
+	}
+	return ids, names, nil
+}
+
+// InviteByToken returns the invite with token, with its workspace's name
+// and its clients' names, while it can be used.
+// Returns E_NOT_FOUND for an unknown, used or expired invite.
+func (s *Service) InviteByToken(ctx context.Context, token string) (*Invite, error) {
+	inv, err := s.store.InviteByHash(ctx, hashSecret(token))
+	if db.IsNoRows(err) || (err == nil && (inv.UsedAt != nil || !s.clock.Now().Before(inv.ExpiresAt))) {
+		return nil, inviteNotValid()
+	} else if err != nil {
+		return nil, err
+	}
+	w, err := s.WorkspaceByID(ctx, inv.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	inv.WorkspaceName = w.Name
+	clients, err := s.store.Named(ctx, w.ID, Clients, inv.ClientIDs)
+	if err != nil {
+		return nil, err
+	}
+	inv.ClientNames = []string{}
+	for _, c := range clients {
+		inv.ClientNames = append(inv.ClientNames, c.Name)
+	}
+	return inv, nil
+}
+
+// AcceptInvite uses the invite with token: it sets the member's password
+// (creating the member, or letting one who left rejoin), gives the member
+// the invite's clients, ends the member's other sessions and opens a new
+// one, whose token it returns.
+//
+// Returns E_PAYLOAD_INVALID for a password that breaks the length rules,
+// E_NOT_FOUND for an unknown, used or expired invite and E_CONFLICT when
+// the member's role changed since the invite.
+func (s *Service) AcceptInvite(ctx context.Context, token, password string) (string, error) {
+	if err := checkPasswordRules(password); err != nil {
+		return "", err
+	}
+	hash := hashPassword(password, s.passwordParams())
+	var session string
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		now := db.Now(ctx, s.clock)
+		inv, err := s.store.UseInvite(ctx, hashSecret(token), now)
+		if db.IsNoRows(err) {
+			return inviteNotValid()
+		} else if err != nil {
+			return err
+		}
+		m, err := s.store.MemberByEmail(ctx, inv.WorkspaceID, inv.Email)
+		switch {
+		case db.IsNoRows(err):
+			m = &Member{ID: apikit.NewID(), WorkspaceID: inv.WorkspaceID, Email: inv.Email, Role: inv.Role, Active: true, CreatedAt: now, UpdatedAt: now}
+			if err := s.store.SaveMember(ctx, m, true); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case m.Role != inv.Role:
+			return apikit.Conflict(fmt.Sprintf("%s became a %s after this invite was made for a %s.", m.Email, m.Role, inv.Role),
+				"Ask a manager for a new invite.")
+		case !m.Active:
+			m.Active, m.UpdatedAt = true, now
+			if err := s.store.SaveMember(ctx, m, false); err != nil {
+				return err
+			}
+		}
+		if err := s.store.SetMemberClients(ctx, m.ID, inv.ClientIDs); err != nil {
+			return err
+		}
+		if err := s.store.SetPassword(ctx, &MemberPassword{MemberID: m.ID, Hash: hash, UpdatedAt: now}); err != nil {
+			return err
+		}
+		if err := s.store.DeleteSessions(ctx, m.ID, time.Time{}); err != nil {
+			return err
+		}
+		session, err = s.openSession(ctx, m, now)
+		return err
+	})
+	return session, err
+}
+
+// openSession records a new session of m and returns its token.
+func (s *Service) openSession(ctx context.Context, m *Member, now time.Time) (string, error) {
+	token, hash := newToken()
+	return token, s.store.InsertSession(ctx, &Session{ID: apikit.NewID(), WorkspaceID: m.WorkspaceID, MemberID: m.ID,
+		TokenHash: hash, CreatedAt: now, LastSeenAt: now})
+}
+
+// SignInInput is what signing in takes. Workspace is needed only when the
+// email and password are those of members of several workspaces.
+type SignInInput struct {
+	Workspace string
+	Email     string
+	Password  string
+}
+
+// ErrSignIn is the answer to every failed sign-in, whether the email is
+// known or not.
+func ErrSignIn() *apikit.Error {
+	return &apikit.Error{Code: apikit.EUnauthorized, Message: "The email or the password is not right.",
+		Remedy: "Check both and try again. Forgot the password? Ask a manager of your workspace for a new invite link."}
+}
+
+// dummyHash is checked when no member matches, so that an unknown email
+// takes about as long to refuse as a wrong password.
+var dummyHash = hashPassword("leadline-no-such-member", DefaultPasswordParams)
+
+// SignIn checks an email and password and opens a session, whose token it
+// returns.
+//
+// Returns E_UNAUTHORIZED (ErrSignIn) for an unknown email, a member
+// without a password or who left, or a wrong password, all alike, and
+// E_CONFLICT when they are right in several workspaces and in.Workspace
+// does not choose one.
+func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, error) {
+	if apikit.CheckText("", in) != nil || len(in.Password) > 4*MaxPasswordLength {
+		return "", ErrSignIn()
+	}
+	cands, err := s.store.PasswordsByEmail(ctx, strings.TrimSpace(in.Email), strings.TrimSpace(in.Workspace))
+	if err != nil {
+		return "", err
+	}
+	if len(cands) == 0 {
+		checkPassword(dummyHash, in.Password)
+		return "", ErrSignIn()
+	}
+	var match []PasswordCandidate
+	for _, c := range cands {
+		if checkPassword(c.Hash, in.Password) {
+			match = append(match, c)
+		}
+	}
+	switch {
+	case len(match) == 0:
+		return "", ErrSignIn()
+	case len(match) > 1:
+		return "", apikit.Conflict("This email and password are those of a member of several workspaces.",
+			"Type the name of the workspace to sign in to as well.")
+	}
+	var token string
+	err = s.db.InTx(ctx, func(ctx context.Context) error {
+		now := db.Now(ctx, s.clock)
+		m := &Member{ID: match[0].MemberID, WorkspaceID: match[0].WorkspaceID}
+		// Sessions of the member that ended by idling are cleared here.
+		if err := s.store.DeleteSessions(ctx, m.ID, now.Add(-SessionIdle)); err != nil {
+			return err
+		}
+		token, err = s.openSession(ctx, m, now)
+		return err
+	})
+	return token, err
+}
+
+func sessionEnded(msg string) *apikit.Error {
+	return &apikit.Error{Code: apikit.EUnauthorized, Message: msg, Remedy: "Sign in again."}
+}
+
+// SessionPrincipal returns the principal a session acts as: its member's
+// workspace, role and clients as they are now, exactly as a key of the
+// member's role and clients would act. A use more than a minute after the
+// last one is recorded.
+//
+// Returns E_UNAUTHORIZED for an unknown session, one idle for 12 hours
+// (which it ends) or one whose member left, and E_PLAN_SUSPENDED for a
+// suspended workspace.
+func (s *Service) SessionPrincipal(ctx context.Context, token string) (apikit.Principal, error) {
+	var p apikit.Principal
+	if token == "" {
+		return p, sessionEnded("You are not signed in.")
+	}
+	c, err := s.store.SessionCredential(ctx, hashSecret(token))
+	if db.IsNoRows(err) {
+		return p, sessionEnded("Your session has ended.")
+	} else if err != nil {
+		return p, err
+	}
+	now := s.clock.Now()
+	if now.Sub(c.Session.LastSeenAt) >= SessionIdle {
+		err := s.db.InTx(ctx, func(ctx context.Context) error { return s.store.DeleteSession(ctx, c.Session.TokenHash) })
+		if err != nil {
+			return p, err
+		}
+		return p, sessionEnded("Your session ended after 12 hours without use.")
+	}
+	if !c.Member.Active {
+		return p, sessionEnded("Your membership of this workspace has ended.")
+	}
+	if c.Workspace.Suspended {
+		return p, apikit.PlanSuspended()
+	}
+	if now.Sub(c.Session.LastSeenAt) >= sessionTouchEvery {
+		if err := s.db.InTx(ctx, func(ctx context.Context) error { return s.store.TouchSession(ctx, c.Session.ID, now) }); err != nil {
+			return p, err
+		}
+	}
+	w, m := &c.Workspace, &c.Member
+	return apikit.Principal{
+		WorkspaceID: w.ID, WorkspaceName: w.Name, Timezone: w.Timezone, Plan: w.Plan,
+		MemberID: m.ID, MemberEmail: m.Email, Role: m.Role, ClientIDs: c.ClientIDs,
+	}, nil
+}
+
+// SignOut ends the session with token; an unknown token is no error.
+func (s *Service) SignOut(ctx context.Context, token string) error {
+	if token == "" {
+		return nil
+	}
+	return s.db.InTx(ctx, func(ctx context.Context) error { return s.store.DeleteSession(ctx, hashSecret(token)) })
+}
+
+// MemberView is a member as the console's members page shows it.
+type MemberView struct {
+	Member
+	CanSignIn   bool
+	ClientNames []string
+}
+
+// MemberList returns the workspace's members, with whether each can sign
+// in and their clients, for a manager. A principal limited to some
+// clients sees only the members limited to clients among its own.
+func (s *Service) MemberList(ctx context.Context, p apikit.Principal) ([]MemberView, error) {
+	ms, err := s.store.Members(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	scopes, signIn, err := s.store.MemberSignIn(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	clients, err := s.store.Named(ctx, p.WorkspaceID, Clients, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []MemberView{}
+	for _, m := range ms {
+		ids := scopes[m.ID]
+		if p.Scoped() && (len(ids) == 0 || slices.ContainsFunc(ids, func(c string) bool { return !p.SeesClient(c) })) {
+			continue
+		}
+		v := MemberView{Member: m, CanSignIn: signIn[m.ID], ClientNames: []string{}}
+		for _, c := range clients {
+			if slices.Contains(ids, c.ID) {
+				v.ClientNames = append(v.ClientNames, c.Name)
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// PendingInvites returns the workspace's invites that can still be used,
+// newest first, with their clients' names. A principal limited to some
+// clients sees only the invites limited to clients among its own.
+func (s *Service) PendingInvites(ctx context.Context, p apikit.Principal) ([]Invite, error) {
+	invs, err := s.store.PendingInvites(ctx, p.WorkspaceID, s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	clients, err := s.store.Named(ctx, p.WorkspaceID, Clients, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []Invite{}
+	for _, inv := range invs {
+		if p.Scoped() && (len(inv.ClientIDs) == 0 || slices.ContainsFunc(inv.ClientIDs, func(c string) bool { return !p.SeesClient(c) })) {
+			continue
+		}
+		inv.ClientNames = []string{}
+		for _, c := range clients {
+			if slices.Contains(inv.ClientIDs, c.ID) {
+				inv.ClientNames = append(inv.ClientNames, c.Name)
+			}
+		}
+		out = append(out, inv)
+	}
+	return out, nil
+}
