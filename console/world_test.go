@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -11,6 +12,7 @@ import (
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/tasks"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -35,12 +37,7 @@ type world struct {
 func (e *env) work() *world {
 	e.t.Helper()
 	ctx := context.Background()
-	must := func(err error) {
-		e.t.Helper()
-		if err != nil {
-			e.t.Fatal(err)
-		}
-	}
+	must := e.must
 	w := &world{e: e, clients: map[string]string{}, seqs: map[string]string{}}
 	_, secret, err := e.pl.Workspaces.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "owner@acme.test", Role: apikit.RoleManager, Name: "world"})
 	must(err)
@@ -116,4 +113,60 @@ func (w *world) reply(lead, providerID, body string) {
 	w.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: w.sender, LeadID: lead, At: w.e.clock.Now(),
 		ProviderMessageID: providerID, Subject: "Re: Hello", Body: body})
 	w.tick()
+}
+
+// callTasks adds a one-task sequence per client, enrols Dee Fox (Globex)
+// and Eve Gray (Initech) in them and lets the runner open their tasks,
+// due in two days. It returns the task ids by lead name.
+func (w *world) callTasks() map[string]string {
+	e := w.e
+	e.t.Helper()
+	ctx := context.Background()
+	must := e.must
+	var specs []sequences.Spec
+	for _, c := range []string{"Globex", "Initech"} {
+		specs = append(specs, sequences.Spec{Name: "Call " + c, Client: c, Senders: []string{"mail"},
+			Steps: []sequences.Step{{ID: "call", Type: "task", Title: "Call {{first_name}}", DueInDays: 2}}})
+	}
+	_, err := e.pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: w.owner.WorkspaceID, Clients: w.clients}, specs)
+	must(err)
+	leadIDs := map[string]string{}
+	for name, c := range map[string]string{"Dee Fox": "Globex", "Eve Gray": "Initech"} {
+		id, email := w.clients[c], strings.ToLower(strings.Fields(name)[0])+"@example.test"
+		r, err := e.pl.Leads.Upsert(ctx, w.owner, leads.LeadInput{Name: &name, EmailWork: &email, ClientID: &id})
+		must(err)
+		leadIDs[name] = r.Lead.ID
+		must(e.pl.Sequences.ActivateByName(ctx, w.owner.WorkspaceID, "Call "+c))
+		q, err := e.pl.Sequences.ByName(ctx, w.owner.WorkspaceID, "Call "+c)
+		must(err)
+		w.seqs["Call "+c] = q.ID
+		_, err = e.pl.Enrollments.Commit(ctx, w.owner, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{r.Lead.ID}, Confirm: true})
+		must(err)
+	}
+	for range 3 {
+		w.tick()
+		e.clock.Advance(time.Hour)
+	}
+	ts, err := e.pl.Tasks.List(ctx, w.owner, tasks.Filter{Limit: 10})
+	must(err)
+	out := map[string]string{}
+	for name, id := range leadIDs {
+		for _, t := range ts.Data {
+			if t.LeadID == id {
+				out[name] = t.ID
+			}
+		}
+	}
+	if len(out) != 2 {
+		e.t.Fatalf("the runner opened %d tasks, want 2", len(out))
+	}
+	return out
+}
+
+// must fails the test on an error.
+func (e *env) must(err error) {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatal(err)
+	}
 }
