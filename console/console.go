@@ -87,6 +87,7 @@ func (c *Console) routes() {
 	c.routesLeads()
 	c.routesInbox()
 	c.routesTasks()
+	c.routesReports()
 	c.routesComing()
 }
 

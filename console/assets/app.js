@@ -9,3 +9,30 @@ document.addEventListener("htmx:responseError", function (e) {
     box.className = "error";
   }
 });
+
+// Charts: a <canvas class="chart"> carries its kind (data-kind), labels
+// (data-labels) and datasets (data-datasets) as JSON; the page loads the
+// vendored Chart.js, and the same numbers stand in the table beside it.
+function drawCharts(root) {
+  if (typeof Chart === "undefined") {
+    return;
+  }
+  root.querySelectorAll("canvas.chart").forEach(function (c) {
+    if (c.dataset.drawn) {
+      return;
+    }
+    c.dataset.drawn = "1";
+    var sets = JSON.parse(c.dataset.datasets || "[]");
+    new Chart(c, {
+      type: c.dataset.kind || "line",
+      data: { labels: JSON.parse(c.dataset.labels || "[]"), datasets: sets },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        plugins: { legend: { display: sets.length > 1 } },
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 } } }
+      }
+    });
+  });
+}
+document.addEventListener("DOMContentLoaded", function () { drawCharts(document); });
+document.addEventListener("htmx:afterSwap", function (e) { drawCharts(e.target); });
