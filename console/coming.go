@@ -8,7 +8,6 @@ import "net/http"
 var comingAreas = map[string]string{
 	"sequences": "GET /v1/sequences, `leadline apply -f setup.yaml` (sequences:), POST /v1/sequences/{id}/activate",
 	"senders":   "GET /v1/senders, `leadline apply` (senders:), `leadline senders check`",
-	"settings":  "`leadline keys create|list|revoke`, /v1/webhooks, /v1/suppressions",
 }
 
 func (c *Console) routesComing() {

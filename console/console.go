@@ -88,6 +88,7 @@ func (c *Console) routes() {
 	c.routesInbox()
 	c.routesTasks()
 	c.routesReports()
+	c.routesSettings()
 	c.routesComing()
 }
 
