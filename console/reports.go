@@ -247,10 +247,14 @@ func (c *Console) overviewTables(rq *Request, f reportFilter) (*reportsData, err
 	// Intents.
 	intents := reportTable{Name: "intents", Caption: fmt.Sprintf("Replies per intent (%d replies)", in.Replies), Head: []string{"Intent", "Replies", "Share"},
 		CSV: rq.exportLink("intents", f)}
+	var il []string
+	var id []*float64
 	for _, i := range in.Intents {
 		n := float64(i.Count)
+		il, id = append(il, i.Intent), append(id, &n)
 		intents.Rows = append(intents.Rows, []cell{{i.Intent, i.Intent}, {shown(&n, "count"), raw(&n)}, {shown(i.Share, "ratio"), raw(i.Share)}})
 	}
+	d.Charts = append(d.Charts, newChart("bar", "Replies per intent", il, []dataset{{Label: "Replies", Data: id}}))
 
 	// Every metric's total.
 	totals := reportTable{Name: "totals", Caption: "Every metric over the period", Head: []string{"Metric", "Key", "Value"}, CSV: rq.exportLink("totals", f)}
