@@ -54,7 +54,7 @@ func TestInbox(t *testing.T) {
 		req.Header.Set("HX-Request", "true")
 		r = sdr.do(req)
 		is.Equal(r.code, http.StatusOK)
-		is.True(strings.HasPrefix(r.body, `<div id="threads"`))
+		is.True(strings.HasPrefix(r.body, `<div id="threads" data-poll`))
 		is.True(strings.Contains(r.body, "Ann Lee"))
 		// A viewer filtering on another client is refused, as by the API.
 		is.Equal(viewer.get("/app/inbox?client_id="+w.clients["Initech"]).code, http.StatusForbidden)

@@ -36,3 +36,12 @@ function drawCharts(root) {
 }
 document.addEventListener("DOMContentLoaded", function () { drawCharts(document); });
 document.addEventListener("htmx:afterSwap", function (e) { drawCharts(e.target); });
+
+// Polled blocks (data-poll: the inbox's list and a thread's messages) are
+// not asked for while the page is hidden: a tab left in the background
+// neither loads the server nor keeps its session alive.
+document.addEventListener("htmx:beforeRequest", function (e) {
+  if (document.hidden && e.detail.elt && e.detail.elt.hasAttribute("data-poll")) {
+    e.preventDefault();
+  }
+});
