@@ -1,7 +1,6 @@
 package console
 
 import (
-	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,30 +146,3 @@ func TestBrowserClientViewer(t *testing.T) {
 	is.True(!strings.Contains(text(p, "main"), "Ian"))
 }
 
-// TestBrowserChartsDrawUnderTheCSP: a canvas with a Chart (chart.go) is
-// drawn by app.js with the vendored Chart.js, with no CSP report, as a
-// page with page.Charts set loads them.
-func TestBrowserChartsDrawUnderTheCSP(t *testing.T) {
-	t.Parallel()
-	is := is.New(t)
-	e := newEnv(t, dbtest.Open(t, db.SQLite))
-	chart := Chart{Type: "line", Labels: []string{"Mon", "Tue", "Wed"}, Datasets: []ChartSeries{{Label: `Sends <"all">`, Data: []float64{3, 5, 2}}}}
-	funnel := Chart{Type: "bar", Horizontal: true, Labels: []string{"enrolled", "replied"}, Datasets: []ChartSeries{{Label: "Leads", Data: []float64{10, 2}}}}
-	e.c.handle("GET /test/chart", "", func(rq *Request) error {
-		pg := rq.fill(page{Charts: true})
-		rq.W.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = rq.W.Write([]byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>chart</title>
-<link rel="icon" href="` + pg.Asset("favicon.svg") + `"><link rel="stylesheet" href="` + pg.Asset("app.css") + `">
-<script src="` + pg.Asset("vendor/chartjs/chart.umd.min.js") + `" defer></script><script src="` + pg.Asset("app.js") + `" defer></script></head>
-<body><div class="chart"><canvas id="line" data-chart="` + template.HTMLEscapeString(chart.JSON()) + `"></canvas></div>
-<div class="chart"><canvas id="funnel" data-chart="` + template.HTMLEscapeString(funnel.JSON()) + `"></canvas></div></body></html>`))
-		return nil
-	})
-	p := browsertest.Open(t)
-	p.Do(chromedp.Navigate(e.srv.URL + "/app/test/chart"))
-	drawn := browsertest.Get(p, chromedp.Poll[bool](`!!(window.Chart && Chart.getChart("line") && Chart.getChart("funnel"))`))
-	is.True(drawn)
-	is.Equal(browsertest.Get(p, chromedp.Evaluate[string](`Chart.getChart("line").data.datasets[0].label`)), `Sends <"all">`)
-	is.Equal(evalInt(p, `Chart.getChart("funnel").data.datasets[0].data[0]`), 10)
-	is.True(evalInt(p, `document.getElementById("line").width`) > 0)
-}

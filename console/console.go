@@ -90,6 +90,10 @@ func (c *Console) routes() {
 	c.routesAuth()
 	c.routesMembers()
 	c.routesLeads()
+	c.routesInbox()
+	c.routesTasks()
+	c.routesReports()
+	c.routesSettings()
 	c.routesComing()
 }
 

@@ -79,8 +79,6 @@ type page struct {
 	Data  any
 	// Error is shown in the page's error box, message and remedy.
 	Error *apikit.Error
-	// Charts loads Chart.js, for a page with charts (Chart).
-	Charts bool
 
 	P        apikit.Principal
 	SignedIn bool

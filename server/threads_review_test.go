@@ -26,7 +26,7 @@ func TestThreadNeedsReview(t *testing.T) {
 		net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: ids["mail"], LeadID: ann, At: e.clock.Now(), ProviderMessageID: "m-1",
 			Subject: "Re: Hello Ann", Body: "Sounds good, let's talk. Thursday afternoon?"})
 		net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: ids["mail"], LeadID: cy, At: e.clock.Now(), ProviderMessageID: "m-2",
-			Subject: "Re: Hello Cy", Body: "We'll see."})
+			Subject: "Re: Hello Cy", Body: "Hm, possibly. Depends on Tom, the budget and the timing."})
 		tick()
 		threads := map[string]map[string]any{}
 		for _, d := range e.call("GET", "/v1/threads", "viewer", nil).Body["data"].([]any) {

@@ -10,35 +10,38 @@ document.addEventListener("htmx:responseError", function (e) {
   }
 });
 
-// Charts: every <canvas data-chart="{type, labels, datasets}"> (console/chart.go)
-// is drawn with the vendored Chart.js, which pages with charts load.
-var palette = ["#1f5fbf", "#2e8b57", "#c77c02", "#a3261b", "#6a4c93", "#1b998b"];
+// Charts: a <canvas class="chart"> carries its kind (data-kind), labels
+// (data-labels) and datasets (data-datasets) as JSON; the page loads the
+// vendored Chart.js, and the same numbers stand in the table beside it.
 function drawCharts(root) {
-  if (!window.Chart || !root.querySelectorAll) {
+  if (typeof Chart === "undefined") {
     return;
   }
-  root.querySelectorAll("canvas[data-chart]").forEach(function (canvas) {
-    if (canvas.dataset.drawn) {
+  root.querySelectorAll("canvas.chart").forEach(function (c) {
+    if (c.dataset.drawn) {
       return;
     }
-    canvas.dataset.drawn = "1";
-    var spec = JSON.parse(canvas.dataset.chart);
-    spec.datasets.forEach(function (d, i) {
-      d.borderColor = palette[i % palette.length];
-      d.backgroundColor = palette[i % palette.length];
-    });
-    new window.Chart(canvas, {
-      type: spec.type,
-      data: { labels: spec.labels, datasets: spec.datasets },
+    c.dataset.drawn = "1";
+    var sets = JSON.parse(c.dataset.datasets || "[]");
+    new Chart(c, {
+      type: c.dataset.kind || "line",
+      data: { labels: JSON.parse(c.dataset.labels || "[]"), datasets: sets },
       options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        indexAxis: spec.horizontal ? "y" : "x",
-        scales: { y: { beginAtZero: true } }
+        animation: false, responsive: true, maintainAspectRatio: false,
+        plugins: { legend: { display: sets.length > 1 } },
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 } } }
       }
     });
   });
 }
 document.addEventListener("DOMContentLoaded", function () { drawCharts(document); });
-document.addEventListener("htmx:afterSettle", function (e) { drawCharts(e.target); });
+document.addEventListener("htmx:afterSwap", function (e) { drawCharts(e.target); });
+
+// Polled blocks (data-poll: the inbox's list and a thread's messages) are
+// not asked for while the page is hidden: a tab left in the background
+// neither loads the server nor keeps its session alive.
+document.addEventListener("htmx:beforeRequest", function (e) {
+  if (document.hidden && e.detail.elt && e.detail.elt.hasAttribute("data-poll")) {
+    e.preventDefault();
+  }
+});
