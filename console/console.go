@@ -85,6 +85,7 @@ func (c *Console) routes() {
 	c.routesAuth()
 	c.routesMembers()
 	c.routesLeads()
+	c.routesSequences()
 	c.routesComing()
 }
 
