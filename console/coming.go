@@ -6,7 +6,6 @@ import "net/http"
 // yet. Their paths answer a page that says so, and where the API and the
 // command line do the same work meanwhile.
 var comingAreas = map[string]string{
-	"senders":  "GET /v1/senders, `leadline apply` (senders:), `leadline senders check`",
 	"inbox":    "GET /v1/threads, POST /v1/threads/{id}/reply",
 	"tasks":    "GET /v1/tasks, POST /v1/tasks/{id}/complete",
 	"reports":  "GET /v1/reports/overview and the other /v1/reports routes",

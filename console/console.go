@@ -86,6 +86,7 @@ func (c *Console) routes() {
 	c.routesMembers()
 	c.routesLeads()
 	c.routesSequences()
+	c.routesSenders()
 	c.routesComing()
 }
 
