@@ -15,7 +15,7 @@ import (
 // of every file, so that the files can be cached for good and a new build
 // is fetched anew.
 //
-//go:embed assets/app.css assets/app.js assets/vendor
+//go:embed assets/app.css assets/app.js assets/favicon.svg assets/vendor
 var assetFS embed.FS
 
 // assetVersion is the hash of every asset file.

@@ -106,6 +106,7 @@ func (c *Console) checkWrite(rq *Request) error {
 			return csrfRefusal()
 		}
 	}
+	r.Body = http.MaxBytesReader(rq.W, r.Body, maxForm+64<<10)
 	if err := r.ParseMultipartForm(maxForm); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return apikit.Invalid("The form could not be read: it is too large or malformed.",
 			fmt.Sprintf("Send at most %d MiB; split a larger CSV file, or use `leadline import`.", maxForm>>20))
@@ -120,8 +121,8 @@ func (c *Console) checkWrite(rq *Request) error {
 	return nil
 }
 
-// maxForm is the largest form the console reads (a CSV upload), the API's
-// largest body.
+// maxForm is the largest file the console reads (a CSV upload), the API's
+// largest body; a form may be 64 KiB larger.
 const maxForm = 2 << 20
 
 // toSignIn sends a visitor without a session to the sign-in page, back

@@ -243,7 +243,7 @@ func (s *Service) Invite(ctx context.Context, in InviteInput) (*Invite, string, 
 					"Ask an owner or a manager of the workspace to invite them.")
 			}
 			if !by.Role.AtLeast(in.Role) {
-				return apikit.Forbidden(fmt.Sprintf("A %s cannot invite a %s.", by.Role, in.Role),
+				return apikit.Forbidden(fmt.Sprintf("A %s cannot invite someone as %s.", by.Role, in.Role),
 					"Choose a role no higher than your own.")
 			}
 			if by.Scoped() && (len(clientIDs) == 0 || slices.ContainsFunc(clientIDs, func(c string) bool { return !by.SeesClient(c) })) {

@@ -1,6 +1,7 @@
 // Package workspace holds workspaces and what they own that every other
 // area refers to: members, clients, stages, tags, lists, the blacklist and
-// API keys. It also authenticates keys into an apikit.Principal.
+// API keys. It also authenticates keys, and members' console sessions
+// (signin.go: passwords, invites, sessions), into an apikit.Principal.
 package workspace
 
 import (

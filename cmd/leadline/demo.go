@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/console"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/leads"
@@ -74,7 +75,11 @@ const demoLeads = 300
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlags("demo")
+	public := publicURLFlag(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkPublicURL("demo", *public); err != nil {
 		return err
 	}
 	d, err := openDB(ctx, *dsn)
@@ -172,10 +177,36 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for i, k := range keys {
 		fmt.Fprintf(stdout, "  %-14s %s\n", k.Name, secrets[i])
 	}
+	if err := demoConsole(ctx, stdout, ws, *public); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "\nTry:\n  curl -s -H 'Authorization: Bearer %s' http://127.0.0.1:8080/v1/me\n", secrets[1])
 	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/threads?intent=interested'\n", secrets[1])
 	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/tasks?status=open'\n", secrets[1])
 	fmt.Fprintf(stdout, "  curl -s -H 'Authorization: Bearer %s' 'http://127.0.0.1:8080/v1/reports/overview?interval=week'\n", secrets[2])
+	return nil
+}
+
+// demoConsole prints the console's address and invite links (valid 24
+// hours) with which the demo's owner, and its client viewer limited to
+// Globex, choose a password and sign in.
+func demoConsole(ctx context.Context, stdout io.Writer, ws *workspace.Service, public string) error {
+	base := public
+	if base == "" {
+		base = "http://127.0.0.1:8080"
+	}
+	fmt.Fprintf(stdout, "\nConsole: run `leadline serve` on this database and open %s%s/\n", base, console.DefaultPrefix)
+	for _, in := range []workspace.InviteInput{
+		{Workspace: "demo", Email: "owner@demo.test", Role: apikit.RoleOwner},
+		{Workspace: "demo", Email: "viewer@globex.test", Role: apikit.RoleClientViewer, Clients: []string{"Globex"}},
+	} {
+		_, token, err := ws.Invite(ctx, in)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  sign in as %s (%s) by choosing a password at:\n    %s\n", in.Email, in.Role, console.InviteLink(public, token))
+	}
+	fmt.Fprintf(stdout, "  (each link works once, for 24 hours; `leadline members invite` makes more)\n")
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -27,6 +28,9 @@ func TestDemoReports(t *testing.T) {
 	m := regexp.MustCompile(`client_viewer +(\S+)`).FindStringSubmatch(out)
 	is.True(m != nil)
 	is.True(regexp.MustCompile(`Reports, last 30 days: [1-9]\d* actions, [1-9]\d* leads contacted, [1-9]\d* replies`).MatchString(out))
+	// The console: its address and an invite link for the owner.
+	is.True(strings.Contains(out, "open http://127.0.0.1:8080/app/"))
+	is.True(regexp.MustCompile(`sign in as owner@demo\.test \(owner\) by choosing a password at:\n +http://127\.0\.0\.1:8080/app/invite/\S{43}\n`).MatchString(out))
 	ctx := context.Background()
 	d, err := db.Open(ctx, dbPath)
 	is.NoErr(err)

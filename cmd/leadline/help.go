@@ -19,14 +19,15 @@ func (h *helpRequest) Error() string { return "help requested" }
 
 // commandHelp says what each command does, above its flags.
 var commandHelp = map[string]string{
-	"serve":           "Usage: leadline serve [flags]\n\nServes the /v1 API (docs at /v1/docs) and, unless --runner=false, runs the runner that sends due sequence steps, until interrupted;\nCtrl-C or SIGTERM stops both gracefully.",
+	"serve":           "Usage: leadline serve [flags]\n\nServes the /v1 API (docs at /v1/docs) and the console at /app/ and, unless --runner=false, runs the runner that sends due sequence steps, until interrupted;\nCtrl-C or SIGTERM stops both gracefully.",
 	"migrate":         "Usage: leadline migrate [flags]\n\nApplies the database migrations that are not applied yet; safe when several replicas start at once.",
 	"apply":           "Usage: leadline apply -f setup.yaml [flags]\n\nCreates or updates the workspaces the file describes (members, clients, stages, tags, lists, blacklist, senders, sequences).\nApplying the same file again changes nothing; nothing is ever deleted.",
 	"keys create":     "Usage: leadline keys create --workspace NAME --member EMAIL --role ROLE [flags]\n\nCreates an API key acting as the member and prints it once; only its hash is kept.",
 	"keys list":       "Usage: leadline keys list --workspace NAME [flags]\n\nLists the workspace's keys (never the secrets).",
 	"keys revoke":     "Usage: leadline keys revoke --workspace NAME --key ID [flags]\n\nRevokes a key at once.",
+	"members invite":  "Usage: leadline members invite --workspace NAME --email EMAIL --role ROLE [--client NAME]… [flags]\n\nPrints a one-time link, valid 24 hours, on the public URL: there the member sets a password for the console (/app/).\nA new email joins the workspace with the role; an existing member (who keeps their role) sets a new password.",
 	"version":         "Usage: leadline version\n\nPrints the module version and the VCS revision of this build.",
-	"demo":            "Usage: leadline demo [flags]\n\nCreates (or refreshes) the demo workspace with leads, senders, sequences and two simulated weeks of activity, and prints a new key per role; earlier demo keys are revoked.",
+	"demo":            "Usage: leadline demo [flags]\n\nCreates (or refreshes) the demo workspace with leads, senders, sequences and two simulated weeks of activity, and prints a new key per role (earlier demo keys are revoked) and invite links to sign in to the console.",
 	"work":            "Usage: leadline work [flags]\n\nRuns the runner alone (no API) until interrupted: it executes due sequence steps through each sender's transport. Run it beside `leadline serve --runner=false` to scale API and workers apart on one Postgres.",
 	"simulate":        "Usage: leadline simulate -f setup.yaml [flags]\n\nApplies the file, generates synthetic leads, enrols them through the real preview and commit, activates the sequences and runs the real runner\non a simulated clock against the sandbox network. Prints actions per day and per sender, and an audit by the sandbox's own counts;\nexits non-zero when the audit finds a violation.",
 	"events export":   "Usage: leadline events export --workspace NAME [flags]\n\nWrites the workspace's activity log as NDJSON, oldest first.",

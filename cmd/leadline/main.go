@@ -18,7 +18,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 )
 
-const usage = `leadline — sales outreach API server
+const usage = `leadline — sales outreach API server and console (/app/)
 
 Usage:
   leadline serve   [--addr 127.0.0.1:8080] [--db ./leadline.db|postgres://…] [--runner=true] [--tick 5s]
@@ -31,6 +31,8 @@ Usage:
                        [--client NAME]… [--expires YYYY-MM-DD|RFC3339] [--name LABEL] [--json]
   leadline keys list   [--db …] --workspace NAME [--json]
   leadline keys revoke [--db …] --workspace NAME --key ID
+  leadline members invite [--db …] --workspace NAME --email EMAIL --role owner|manager|member|client_viewer
+                          [--client NAME]… [--public-url URL]
   leadline demo    [--db …]
   leadline import  FILE.csv [--db …] --workspace NAME [--client NAME] [--map column=field]… [--tag NAME]… [--dry-run]
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
@@ -50,7 +52,7 @@ Every command prints its own usage and flags with --help (or -h).
 --rate-read/write/spend (calls per key per hour) to $LEADLINE_RATE_READ/_WRITE/_SPEND, then the API's limits.
 The secret key that seals webhook and booking secrets is $LEADLINE_SECRET_KEY (32 bytes in base64), else
 the key file beside a SQLite database (FILE.key, created on first start); Postgres needs the variable.
---public-url defaults to $LEADLINE_PUBLIC_URL: the base of unsubscribe links and of the providers' webhooks.
+--public-url defaults to $LEADLINE_PUBLIC_URL: the base of unsubscribe links, of the providers' webhooks and of invite links.
 `
 
 // usageError is a mistake on the command line: exit code 2.
@@ -111,6 +113,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdApply(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return cmdKeys(ctx, args[1:], stdout)
+	case "members":
+		return cmdMembers(ctx, args[1:], stdout)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "import":

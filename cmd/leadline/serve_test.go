@@ -42,6 +42,13 @@ func TestServeAndShutDown(t *testing.T) {
 	is.Equal(res.StatusCode, 401)
 	is.True(res.Header.Get("X-Request-Id") != "")
 	res.Body.Close()
+	// The console, at /app/: a visitor is sent to sign in.
+	res, err = http.Get(base + "/app/")
+	is.NoErr(err)
+	is.Equal(res.StatusCode, 200)
+	is.Equal(res.Request.URL.Path, "/app/signin")
+	is.True(strings.HasPrefix(res.Header.Get("Content-Security-Policy"), "default-src 'self'"))
+	res.Body.Close()
 
 	cancel()
 	select {
@@ -77,7 +84,7 @@ func TestFlagHelpNamesNoFalseArgument(t *testing.T) {
 	flagLine := regexp.MustCompile(`^  -(\S+)(?: (.*))?$`)
 	kinds := map[string]bool{"": true, "string": true, "int": true, "int64": true, "uint": true, "uint64": true, "float": true, "duration": true, "value": true}
 	for _, args := range [][]string{{"serve"}, {"work"}, {"migrate"}, {"apply"}, {"demo"}, {"simulate"}, {"events", "export"},
-		{"reports", "rebuild"}, {"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}} {
+		{"reports", "rebuild"}, {"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"members", "invite"}} {
 		out, err := runCmd(append(args, "--help")...)
 		is.NoErr(err)
 		for _, line := range strings.Split(out, "\n") {

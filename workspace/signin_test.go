@@ -1,0 +1,214 @@
+package workspace_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/workspace"
+)
+
+const pw = "correct horse battery"
+
+func code(err error) string { return apikit.ErrorCode(err) }
+
+func signInSetup(t *testing.T, d *db.DB) bundle {
+	b := setup(t, d)
+	b.svc.SetPasswordParams(workspace.PasswordParams{Time: 1, Memory: 256, Threads: 1})
+	return b
+}
+
+func TestInviteSignInAndSessions(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+
+		inv, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: " Vera@Globex.test ", Role: apikit.RoleClientViewer, Clients: []string{"Globex"}})
+		is.NoErr(err)
+		is.Equal(inv.Email, "vera@globex.test")
+		is.Equal(inv.ExpiresAt, t0.Add(24*time.Hour))
+		is.True(len(token) >= 43)
+		shown, err := b.svc.InviteByToken(ctx, token)
+		is.NoErr(err)
+		is.Equal(shown.WorkspaceName, "acme")
+		is.Equal(shown.ClientNames, []string{"Globex"})
+
+		_, err = b.svc.AcceptInvite(ctx, token, "short")
+		is.Equal(code(err), apikit.EPayloadInvalid)
+		session, err := b.svc.AcceptInvite(ctx, token, pw)
+		is.NoErr(err)
+		p, err := b.svc.SessionPrincipal(ctx, session)
+		is.NoErr(err)
+		is.Equal(p.Role, apikit.RoleClientViewer)
+		is.Equal(p.MemberEmail, "vera@globex.test")
+		is.Equal(p.KeyID, "")
+		is.Equal(len(p.ClientIDs), 1)
+		is.True(p.Scoped())
+
+		// An invite works once.
+		_, err = b.svc.AcceptInvite(ctx, token, pw)
+		is.Equal(code(err), apikit.ENotFound)
+		_, err = b.svc.InviteByToken(ctx, token)
+		is.Equal(code(err), apikit.ENotFound)
+
+		// Nothing secret is stored in the clear.
+		var stored []string
+		is.NoErr(d.NewRaw(`SELECT hash FROM member_passwords UNION ALL SELECT token_hash FROM member_sessions UNION ALL SELECT token_hash FROM member_invites`).Scan(ctx, &stored))
+		for _, s := range stored {
+			is.True(!strings.Contains(s, pw) && s != session && s != token)
+		}
+		is.True(strings.HasPrefix(stored[0], "$argon2id$v=19$"))
+
+		// Signing in: the same answer for a wrong password and an unknown email.
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "vera@globex.test", Password: "wrong password!"})
+		is.Equal(err, error(workspace.ErrSignIn()))
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "nobody@globex.test", Password: pw})
+		is.Equal(err, error(workspace.ErrSignIn()))
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "owner@acme.test", Password: pw}) // a member with no password
+		is.Equal(err, error(workspace.ErrSignIn()))
+		second, err := b.svc.SignIn(ctx, workspace.SignInInput{Email: "VERA@globex.test", Password: pw})
+		is.NoErr(err)
+		is.True(second != session)
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "vera@globex.test", Password: pw, Workspace: "other"})
+		is.Equal(code(err), apikit.EUnauthorized)
+
+		// 12 hours idle end a session; a use in between keeps it.
+		b.clock.Advance(11 * time.Hour)
+		_, err = b.svc.SessionPrincipal(ctx, second)
+		is.NoErr(err)
+		b.clock.Advance(11 * time.Hour)
+		_, err = b.svc.SessionPrincipal(ctx, second)
+		is.NoErr(err)
+		_, err = b.svc.SessionPrincipal(ctx, session) // idle for 22 hours
+		is.Equal(code(err), apikit.EUnauthorized)
+
+		// Signing out ends the session.
+		is.NoErr(b.svc.SignOut(ctx, second))
+		_, err = b.svc.SessionPrincipal(ctx, second)
+		is.Equal(code(err), apikit.EUnauthorized)
+
+		// The invite's 24 hours.
+		_, late, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: "late@acme.test", Role: apikit.RoleMember})
+		is.NoErr(err)
+		b.clock.Advance(24 * time.Hour)
+		_, err = b.svc.AcceptInvite(ctx, late, pw)
+		is.Equal(code(err), apikit.ENotFound)
+	})
+}
+
+func TestAMemberWhoLeftIsSignedOut(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: "max@acme.test", Role: apikit.RoleMember})
+		is.NoErr(err)
+		session, err := b.svc.AcceptInvite(ctx, token, pw)
+		is.NoErr(err)
+		s := acme()
+		s.Workspaces[0].Members[2].Active = ptr(false)
+		_, err = b.svc.Apply(ctx, s)
+		is.NoErr(err)
+		_, err = b.svc.SessionPrincipal(ctx, session)
+		is.Equal(code(err), apikit.EUnauthorized)
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw})
+		is.Equal(code(err), apikit.EUnauthorized)
+
+		// A new invite lets them rejoin, and ends nothing else.
+		_, token, err = b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: "max@acme.test", Role: apikit.RoleMember})
+		is.NoErr(err)
+		session, err = b.svc.AcceptInvite(ctx, token, pw)
+		is.NoErr(err)
+		p, err := b.svc.SessionPrincipal(ctx, session)
+		is.NoErr(err)
+		is.Equal(p.Role, apikit.RoleMember)
+	})
+}
+
+func TestInviteRules(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		principal := func(email string, role apikit.Role, clients ...string) *apikit.Principal {
+			_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: email, Role: role, Clients: clients})
+			is.NoErr(err)
+			session, err := b.svc.AcceptInvite(ctx, token, pw)
+			is.NoErr(err)
+			p, err := b.svc.SessionPrincipal(ctx, session)
+			is.NoErr(err)
+			return &p
+		}
+		invite := func(by *apikit.Principal, email string, role apikit.Role, clients ...string) error {
+			_, _, err := b.svc.Invite(ctx, workspace.InviteInput{Email: email, Role: role, Clients: clients, By: by})
+			return err
+		}
+		boss := principal("boss@acme.test", apikit.RoleManager)
+		max := principal("max@acme.test", apikit.RoleMember)
+		globexBoss := principal("gb@acme.test", apikit.RoleManager, "Globex")
+
+		is.NoErr(invite(boss, "new@acme.test", apikit.RoleManager))
+		is.Equal(code(invite(boss, "new2@acme.test", apikit.RoleOwner)), apikit.EForbidden) // above the inviter
+		is.Equal(code(invite(max, "new3@acme.test", apikit.RoleMember)), apikit.EForbidden) // a member does not invite
+		is.Equal(code(invite(globexBoss, "v@acme.test", apikit.RoleClientViewer)), apikit.EForbidden)
+		is.Equal(code(invite(globexBoss, "v@acme.test", apikit.RoleClientViewer, "Initech")), apikit.EForbidden)
+		is.NoErr(invite(globexBoss, "v@acme.test", apikit.RoleClientViewer, "Globex"))
+		is.Equal(code(invite(boss, "v@acme.test", apikit.RoleClientViewer, "Nope")), apikit.ENotFound)
+		is.Equal(code(invite(boss, "not an email", apikit.RoleMember)), apikit.EPayloadInvalid)
+		is.Equal(code(invite(boss, "x@acme.test", "boss")), apikit.EPayloadInvalid)
+		// An existing member keeps their role.
+		is.Equal(code(invite(boss, "max@acme.test", apikit.RoleManager)), apikit.EConflict)
+		is.NoErr(invite(boss, "max@acme.test", apikit.RoleMember))
+		// The command line may invite an owner.
+		_, _, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: "owner@acme.test", Role: apikit.RoleOwner})
+		is.NoErr(err)
+		_, _, err = b.svc.Invite(ctx, workspace.InviteInput{Workspace: "nope", Email: "a@b.test", Role: apikit.RoleOwner})
+		is.Equal(code(err), apikit.ENotFound)
+
+		// The members list: a scoped manager sees the members within its clients.
+		all, err := b.svc.MemberList(ctx, *boss)
+		is.NoErr(err)
+		is.Equal(len(all), 4) // owner, boss, max, gb
+		mine, err := b.svc.MemberList(ctx, *globexBoss)
+		is.NoErr(err)
+		is.Equal(len(mine), 1)
+		is.Equal(mine[0].Email, "gb@acme.test")
+		is.True(mine[0].CanSignIn)
+	})
+}
+
+func TestSignInAcrossWorkspaces(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		s := acme()
+		s.Workspaces[0].Name = "beta"
+		_, err := b.svc.Apply(ctx, s)
+		is.NoErr(err)
+		for _, ws := range []string{"acme", "beta"} {
+			_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: ws, Email: "max@acme.test", Role: apikit.RoleMember})
+			is.NoErr(err)
+			_, err = b.svc.AcceptInvite(ctx, token, pw)
+			is.NoErr(err)
+		}
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw})
+		is.Equal(code(err), apikit.EConflict)
+		token, err := b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw, Workspace: "beta"})
+		is.NoErr(err)
+		p, err := b.svc.SessionPrincipal(ctx, token)
+		is.NoErr(err)
+		is.Equal(p.WorkspaceName, "beta")
+	})
+}
