@@ -19,15 +19,11 @@ import (
 	"github.com/leadline/leadline/sequences"
 )
 
-// owner is the principal of acme's owner, as an API key of the owner's
-// would be, for arranging a test's world through the services.
+// owner is a workspace-wide manager of acme, for arranging a test's
+// world through the services.
 func (e *env) owner() apikit.Principal {
-	e.t.Helper()
-	w, err := e.pl.Workspaces.ByName(context.Background(), "acme")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return apikit.Principal{WorkspaceID: w.ID, WorkspaceName: w.Name, Timezone: w.Timezone, Role: apikit.RoleOwner}
+	_, p := e.principal("acme")
+	return p
 }
 
 // sandboxSenders adds acme's sandbox senders: li (LinkedIn) and mail
@@ -40,16 +36,6 @@ func (e *env) sandboxSenders() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-}
-
-// lead adds a lead to acme and returns its id.
-func (e *env) lead(name, publicID string) string {
-	e.t.Helper()
-	res, err := e.pl.Leads.Upsert(context.Background(), e.owner(), leads.LeadInput{Name: &name, PublicIdentifier: &publicID})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return res.Lead.ID
 }
 
 var sequenceLink = regexp.MustCompile(`/app/sequences/([0-9a-f-]{36})`)
@@ -192,7 +178,8 @@ func TestEnrolFromAPreview(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t, d)
 		e.sandboxSenders()
-		ada, bob := e.lead("Ada Lovelace", "ada-lovelace"), e.lead("Bob Byte", "bob-byte")
+		ada := e.lead("acme", "", leads.LeadInput{Name: str("Ada Lovelace"), PublicIdentifier: str("ada-lovelace")})
+		bob := e.lead("acme", "", leads.LeadInput{Name: str("Bob Byte"), PublicIdentifier: str("bob-byte")})
 		boss := e.member("boss@acme.test", apikit.RoleManager)
 		id := e.newSequence(boss, "Intro")
 		is.Equal(builderPost(boss, id, "save", url.Values{"steps": {"1"}, "sender": {"li"}, "s0.type": {"profile_view"}, "s0.id": {"view"}}).code, http.StatusSeeOther)
