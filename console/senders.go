@@ -367,23 +367,11 @@ func (c *Console) applySender(rq *Request, id string, f senderForm) (*senders.Se
 	if err != nil {
 		return nil, err
 	}
-	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	clients, name, err := c.ownerClients(rq, f.ClientID, "A sender of yours must work for one of your clients.")
 	if err != nil {
 		return nil, err
 	}
-	clients := map[string]string{}
-	for _, cl := range cat.Clients {
-		clients[cl.Name] = cl.ID
-		if cl.ID == f.ClientID {
-			spec.Client = cl.Name
-		}
-	}
-	if f.ClientID != "" && spec.Client == "" {
-		return nil, apikit.Invalid("The chosen client is not one of the workspace's.", "Reload the page and choose again.")
-	}
-	if spec.Client == "" && rq.P.Scoped() {
-		return nil, apikit.Invalid("A sender of yours must work for one of your clients.", "Choose a client.")
-	}
+	spec.Client = name
 	var out *senders.Sender
 	err = c.pl.DB.InTx(rq.Ctx, func(ctx context.Context) error {
 		old, err := c.pl.Senders.ByName(ctx, rq.P.WorkspaceID, spec.Name)

@@ -123,23 +123,11 @@ func (c *Console) createSequence(rq *Request) error {
 // a new one, whose name must be free); clientID the client chosen by id,
 // which must be one the member sees.
 func (c *Console) applySequence(rq *Request, id string, spec sequences.Spec, clientID string, then func(context.Context) error) error {
-	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	clients, name, err := c.ownerClients(rq, clientID, "A sequence of yours must belong to one of your clients.")
 	if err != nil {
 		return err
 	}
-	clients := map[string]string{}
-	for _, cl := range cat.Clients {
-		clients[cl.Name] = cl.ID
-		if cl.ID == clientID {
-			spec.Client = cl.Name
-		}
-	}
-	if clientID != "" && spec.Client == "" {
-		return apikit.Invalid("The chosen client is not one of the workspace's.", "Reload the page and choose again.")
-	}
-	if spec.Client == "" && rq.P.Scoped() {
-		return apikit.Invalid("A sequence of yours must belong to one of your clients.", "Choose a client.")
-	}
+	spec.Client = name
 	return c.pl.DB.InTx(rq.Ctx, func(ctx context.Context) error {
 		old, err := c.pl.Sequences.ByName(ctx, rq.P.WorkspaceID, strings.TrimSpace(spec.Name))
 		switch {
@@ -702,3 +690,28 @@ func (r sequenceRow) Acceptance() string { return percent(r.Stats.AcceptanceRate
 
 // Replies is the sequence's reply rate.
 func (r sequenceRow) Replies() string { return percent(r.Stats.ReplyRate) }
+
+// ownerClients are the clients a setup spec may name, as the Owner of
+// an Apply takes them: those the member sees (by name, to their ids); and
+// the name of clientID, the client chosen in a form. A member limited to
+// some clients must choose one of them (unscoped says so).
+func (c *Console) ownerClients(rq *Request, clientID, unscoped string) (map[string]string, string, error) {
+	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	if err != nil {
+		return nil, "", err
+	}
+	clients, chosen := map[string]string{}, ""
+	for _, cl := range cat.Clients {
+		clients[cl.Name] = cl.ID
+		if cl.ID == clientID {
+			chosen = cl.Name
+		}
+	}
+	if clientID != "" && chosen == "" {
+		return nil, "", apikit.Invalid("The chosen client is not one of the workspace's.", "Reload the page and choose again.")
+	}
+	if chosen == "" && rq.P.Scoped() {
+		return nil, "", apikit.Invalid(unscoped, "Choose a client.")
+	}
+	return clients, chosen, nil
+}
