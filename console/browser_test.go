@@ -145,4 +145,3 @@ func TestBrowserClientViewer(t *testing.T) {
 	is.Equal(text(p, "h1"), "Not found")
 	is.True(!strings.Contains(text(p, "main"), "Ian"))
 }
-

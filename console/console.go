@@ -80,8 +80,7 @@ func newConsole(pl *platform.Platform, opts Options) *Console {
 }
 
 // routes registers every page. Each area registers its own routes in its
-// file (console/<area>.go); an area not built yet shows an honest
-// "not in the console yet" page (coming.go).
+// file (console/<area>.go).
 func (c *Console) routes() {
 	c.mux.Handle("GET "+c.prefix+"/assets/", c.assets())
 	c.mux.Handle("GET "+c.prefix, http.RedirectHandler(c.prefix+"/", http.StatusMovedPermanently))
@@ -94,7 +93,8 @@ func (c *Console) routes() {
 	c.routesTasks()
 	c.routesReports()
 	c.routesSettings()
-	c.routesComing()
+	c.routesSequences()
+	c.routesSenders()
 }
 
 // ServeHTTP serves a console path with the headers every console answer

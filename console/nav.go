@@ -9,9 +9,8 @@ type area struct {
 	Role             apikit.Role
 }
 
-// areas is the menu, in order. An area whose pages are not built yet
-// shows coming.go's page; its helper registers its routes in
-// console/<area>.go and takes it out of comingAreas.
+// areas is the menu, in order; each area registers its routes in
+// console/<area>.go.
 var areas = []area{
 	{"leads", "Leads", "/leads", apikit.RoleClientViewer},
 	{"sequences", "Sequences", "/sequences", apikit.RoleClientViewer},

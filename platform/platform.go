@@ -64,6 +64,10 @@ type Platform struct {
 	Reports     *reports.Service
 	Bookings    *bookings.Service
 	Enrollments *enrollments.Service
+	// SenderSecrets are the senders' secrets typed in (sealed under
+	// SecretKey), and the platform's credentials: a stored secret first,
+	// else the environment variable of its name.
+	SenderSecrets *senders.Secrets
 	// Inbound is the durable queue that pushed events (scheduling
 	// providers' webhooks) wait in for a runner.
 	Inbound *engine.Queue
@@ -87,6 +91,7 @@ func New(cfg Config) *Platform {
 	p.Webhooks = webhooks.NewService(d, clock, p.Log, cfg.Webhooks, cfg.SecretKey)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
+	p.SenderSecrets = senders.NewSecrets(d, clock, cfg.SecretKey)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Log)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)

@@ -17,7 +17,7 @@ type Outside struct {
 	// has none: List-Unsubscribe is then a mailto:).
 	PublicURL string
 	// Credentials give the secrets senders' settings name (default: the
-	// process's environment).
+	// platform's SenderSecrets, stored secrets then the environment).
 	Credentials senders.Credentials
 	// Seed seeds the sandbox network.
 	Seed int64
@@ -29,7 +29,7 @@ type Outside struct {
 // Unipile, whose polled reports go to the inbound queue with its webhooks'.
 func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 	if o.Credentials == nil {
-		o.Credentials = senders.EnvCredentials{}
+		o.Credentials = p.SenderSecrets
 	}
 	var token func(workspaceID, leadID string) (string, error)
 	if !p.SecretKey.IsZero() {
@@ -52,7 +52,7 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 // per inbox across replicas. `leadline serve` and `leadline work` run it.
 func (p *Platform) MailReader(creds senders.Credentials) *email.Reader {
 	if creds == nil {
-		creds = senders.EnvCredentials{}
+		creds = p.SenderSecrets
 	}
 	list := func(ctx context.Context) ([]*senders.Sender, error) {
 		return p.Senders.ByTransport(ctx, senders.TransportSMTP)

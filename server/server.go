@@ -51,7 +51,8 @@ type Config struct {
 	// platform New builds; the zero value allows public addresses only.
 	Webhooks webhooks.Guard
 	// Credentials give the secrets senders' settings name (a unipile
-	// sender's webhook secret); default: the process's environment.
+	// sender's webhook secret); default: the platform's SenderSecrets
+	// (a stored secret, else the environment variable).
 	Credentials senders.Credentials
 	// SecretKey seals what the server keeps secret: webhook signing
 	// secrets, scheduling providers' secrets and stored idempotent answers.
@@ -105,7 +106,7 @@ func New(cfg Config) *Server {
 	}
 	cfg.DB, cfg.Clock, cfg.SecretKey = pl.DB, pl.Clock, pl.SecretKey
 	if cfg.Credentials == nil {
-		cfg.Credentials = senders.EnvCredentials{}
+		cfg.Credentials = pl.SenderSecrets
 	}
 	s := &Server{
 		db: cfg.DB, clock: cfg.Clock, logger: cfg.Logger,

@@ -38,6 +38,7 @@ Usage:
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
                    [--metrics-addr ADDR]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
+  leadline senders secret set|delete [--db …] --workspace NAME --sender NAME --name VAR   (set: the value on stdin)
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]

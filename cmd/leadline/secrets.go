@@ -36,7 +36,7 @@ func secretKey(ctx context.Context, d *db.DB, dsn string, logger *slog.Logger) (
 		logger.Info("sealed secrets that were kept in the clear", "count", n, "key_id", k.ID())
 	}
 	if k.IsZero() {
-		logger.Warn("no secret key: webhooks and scheduling providers' secrets are refused until " + secret.EnvKey + " is set")
+		logger.Warn("no secret key: webhooks, scheduling providers' and senders' stored secrets are refused until " + secret.EnvKey + " is set")
 	}
 	return k, nil
 }
@@ -50,7 +50,7 @@ func cliLogger(stderr io.Writer) *slog.Logger {
 const secretsHelp = `Usage: leadline secrets rotate [--db …] [--new-key BASE64]
 
 Re-seals every secret the database keeps (webhook signing secrets,
-scheduling providers' secrets, stored idempotent answers) under a new
+scheduling providers' secrets, senders' stored secrets, stored idempotent answers) under a new
 secret key, in one transaction. Stop every server and worker first, and
 start them again with the new key.
 

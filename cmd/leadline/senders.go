@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/mail"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -15,10 +17,64 @@ import (
 )
 
 func cmdSenders(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "check" {
-		return usageError{"senders: the command is 'senders check'"}
+	switch {
+	case len(args) > 0 && args[0] == "check":
+		return cmdSendersCheck(ctx, args[1:], stdout, stderr)
+	case len(args) > 1 && args[0] == "secret" && (args[1] == "set" || args[1] == "delete"):
+		return cmdSendersSecret(ctx, args[1], args[2:], stdout, stderr)
 	}
-	return cmdSendersCheck(ctx, args[1:], stdout, stderr)
+	return usageError{"senders: the commands are 'senders check', 'senders secret set' and 'senders secret delete'"}
+}
+
+// stdin is where `senders secret set` reads the secret (a test sets it).
+var stdin io.Reader = os.Stdin
+
+// cmdSendersSecret stores a sender's secret sealed under the server's
+// secret key (set, the value read from standard input so that it is in
+// no shell history or process list), or forgets it (delete): the console's
+// sender form does the same. The transports read a stored secret before
+// the environment variable of the same name.
+func cmdSendersSecret(ctx context.Context, verb string, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlags("senders secret " + verb)
+	wsName := fs.String("workspace", "", "workspace name (required)")
+	sender := fs.String("sender", "", "sender name (required)")
+	name := fs.String("name", "", "the secret's name, as the sender's settings give it: password_env, token_env, api_key_env or webhook_secret_env (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *wsName == "" || *sender == "" || *name == "" {
+		return usageError{"senders secret " + verb + ": --workspace, --sender and --name are required"}
+	}
+	d, w, err := openWorkspace(ctx, *dsn, *wsName)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
+	if err != nil {
+		return err
+	}
+	pl := platform.New(platform.Config{DB: d, Logger: cliLogger(stderr), SecretKey: key})
+	s, err := pl.Senders.ByName(ctx, w.ID, *sender)
+	if err != nil {
+		return apikit.NotFound(fmt.Sprintf("Sender %q in workspace %s", *sender, w.Name))
+	}
+	if verb == "delete" {
+		if err := pl.SenderSecrets.Delete(ctx, s, *name); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "sender %s: stored secret %s deleted; the environment variable %s is read again\n", s.Name, *name, *name)
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(stdin, 64<<10))
+	if err != nil {
+		return err
+	}
+	if err := pl.SenderSecrets.Set(ctx, s, *name, strings.TrimRight(string(raw), "\r\n")); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sender %s: secret %s stored sealed (key %s); it is read before the environment variable %s\n", s.Name, *name, key.ID(), *name)
+	return nil
 }
 
 // errCheckFailed is a check that found something to fix: exit code 1.
@@ -47,7 +103,11 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	defer d.Close()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	pl := platform.New(platform.Config{DB: d, Logger: logger})
+	key, err := secretKey(ctx, d, *dsn, logger)
+	if err != nil {
+		return err
+	}
+	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key})
 	ts := pl.Transports(platform.Outside{Seed: 1})
 	var list []senders.Sender
 	if *only != "" {
@@ -63,19 +123,15 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	for i := range list {
 		s := &list[i]
 		fmt.Fprintf(stdout, "%s (%s, transport %s)\n", s.Name, s.Channel, s.Transport)
-		c, ok := ts[s.Transport].(senders.Checker)
-		if !ok {
+		chk := pl.CheckSender(ctx, ts, s)
+		if chk.NoConnection {
 			fmt.Fprintf(stdout, "  ✓ the %s transport needs no connection\n", s.Transport)
 			continue
 		}
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		steps := c.Check(cctx, s)
-		cancel()
-		ok = true
-		for _, st := range steps {
+		for _, st := range chk.Steps {
 			mark := "✓"
 			if !st.OK {
-				mark, ok, failed = "✗", false, true
+				mark = "✗"
 			}
 			fmt.Fprintf(stdout, "  %s %s", mark, st.What)
 			if st.Detail != "" {
@@ -83,7 +139,8 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 			}
 			fmt.Fprintln(stdout)
 		}
-		if *sendTo == "" || !ok || s.Channel != senders.Email {
+		failed = failed || !chk.OK
+		if *sendTo == "" || !chk.OK || s.Channel != senders.Email {
 			continue
 		}
 		key := "check:" + s.ID + ":" + time.Now().UTC().Format(time.RFC3339Nano)

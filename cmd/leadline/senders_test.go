@@ -71,4 +71,53 @@ func TestSendersCheck(t *testing.T) {
 	is.True(strings.Contains(got, "Check the username and the secret in LEADLINE_TEST_CHECK_WRONG"))
 	is.True(strings.Contains(got, "set LEADLINE_TEST_CHECK_UNSET in the server's environment and restart"))
 	is.True(!strings.Contains(got, "not-the-password")) // no secret is printed
+
+	// A secret typed in (stored sealed) connects the sender whose
+	// variable is unset.
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	stdin = strings.NewReader("leadline\n")
+	is.NoErr(run(ctx, []string{"senders", "secret", "set", "--db", dsn, "--workspace", "acme", "--sender", "unset", "--name", "LEADLINE_TEST_CHECK_UNSET"}, &out, &errOut))
+	out.Reset()
+	is.NoErr(run(ctx, []string{"senders", "check", "--db", dsn, "--workspace", "acme", "--sender", "unset"}, &out, &errOut))
+	is.True(strings.Contains(out.String(), "✓ imap "+imapAddr+" login as "+addr))
+}
+
+// TestSendersSecretSet stores a sender's secret from standard input,
+// sealed under the key file beside the database, and never prints it.
+func TestSendersSecretSet(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "secret.db")
+	file := filepath.Join(dir, "setup.yaml")
+	is.NoErr(os.WriteFile(file, []byte(`workspaces:
+  - name: acme
+    members: [{email: owner@acme.test, role: owner}]
+    senders:
+      - name: box
+        channel: email
+        address: box@acme.test
+        transport: smtp
+        smtp: {host: 127.0.0.1, port: 1, security: none, username: box, password_env: LEADLINE_TEST_BOX_PW}
+        imap: {host: 127.0.0.1, port: 1, security: none, username: box, password_env: LEADLINE_TEST_BOX_PW}
+`), 0o600))
+	var out, errOut bytes.Buffer
+	is.NoErr(run(ctx, []string{"apply", "--db", dsn, "-f", file}, &out, &errOut))
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	stdin = strings.NewReader("s3cret-typed-in\n")
+	out.Reset()
+	is.NoErr(run(ctx, []string{"senders", "secret", "set", "--db", dsn, "--workspace", "acme", "--sender", "box", "--name", "LEADLINE_TEST_BOX_PW"}, &out, &errOut))
+	is.True(strings.Contains(out.String(), "secret LEADLINE_TEST_BOX_PW stored sealed"))
+	stdin = strings.NewReader("x")
+	err := run(ctx, []string{"senders", "secret", "set", "--db", dsn, "--workspace", "acme", "--sender", "box", "--name", "NOT_NAMED"}, &out, &errOut)
+	is.True(err != nil && strings.Contains(err.Error(), "names no secret"))
+	raw, err := os.ReadFile(dsn)
+	is.NoErr(err)
+	is.True(!bytes.Contains(raw, []byte("s3cret-typed-in"))) // sealed in the file
+	is.True(!strings.Contains(out.String()+errOut.String(), "s3cret-typed-in"))
+	out.Reset()
+	is.NoErr(run(ctx, []string{"senders", "secret", "delete", "--db", dsn, "--workspace", "acme", "--sender", "box", "--name", "LEADLINE_TEST_BOX_PW"}, &out, &errOut))
+	is.True(strings.Contains(out.String(), "deleted"))
 }

@@ -1,6 +1,6 @@
 // Package secret seals the secrets leadline keeps in its database (webhook
-// signing secrets, scheduling providers' secrets, stored idempotent
-// answers) under the server's secret key, so that a copy of the database
+// signing secrets, scheduling providers' secrets, senders' secrets typed
+// in, stored idempotent answers) under the server's secret key, so that a copy of the database
 // alone reveals none of them.
 //
 // A Key seals any value with associated data (AAD) that binds it to its

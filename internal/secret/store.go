@@ -43,6 +43,9 @@ var (
 	// workspace and provider.
 	BookingSecrets = Column{Table: "booking_secrets", Name: "secret", IDs: []string{"workspace_id", "provider"},
 		What: "scheduling providers' secrets"}
+	// SenderSecrets are senders' passwords, tokens and API keys typed in
+	// the console (or `leadline senders secret set`), by sender and name.
+	SenderSecrets = Column{Table: "sender_secrets", Name: "secret", IDs: []string{"sender_id", "name"}, What: "senders' secrets"}
 	// StoredAnswers are the answers kept for Idempotency-Key replays, by
 	// API key and Idempotency-Key. A server without a key keeps them in
 	// the clear: it cannot create a secret they could carry.
@@ -52,7 +55,7 @@ var (
 
 // Columns are every column that keeps sealed values: what Prepare and
 // Rotate go through. A new kind of secret adds its column here.
-var Columns = []Column{WebhookSecrets, BookingSecrets, StoredAnswers}
+var Columns = []Column{WebhookSecrets, BookingSecrets, SenderSecrets, StoredAnswers}
 
 // arg is v as the column's type takes it.
 func (c Column) arg(v []byte) any {

@@ -1,0 +1,717 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/workspace"
+)
+
+// The sequences pages: the list (GET /v1/sequences), a sequence with its
+// builder, and the preview and enrolment of leads. The builder saves
+// through sequences.Service.Apply with one Spec, as `leadline apply` does
+// with a setup file's sequence, so it shows the same errors and the same
+// problems that block activation. Activate and pause call the services the
+// API's routes call, with their roles; preview and enrol too (POST
+// /v1/enrollments/preview, POST /v1/enrollments).
+func (c *Console) routesSequences() {
+	c.handle("GET /sequences", apikit.RoleClientViewer, c.sequencesPage)
+	c.handle("POST /sequences", apikit.RoleManager, c.createSequence)
+	c.handle("GET /sequences/{id}", apikit.RoleClientViewer, c.sequencePage)
+	c.handle("POST /sequences/{id}", apikit.RoleManager, c.saveSequence)
+	c.handle("POST /sequences/{id}/activate", apikit.RoleManager, c.activateSequence)
+	c.handle("POST /sequences/{id}/pause", apikit.RoleManager, c.pauseSequence)
+	c.handle("GET /sequences/{id}/enroll", apikit.RoleMember, c.enrollForm)
+	c.handle("POST /sequences/{id}/preview", apikit.RoleMember, c.previewEnrollment)
+	c.handle("POST /sequences/{id}/enroll", apikit.RoleMember, c.commitEnrollment)
+}
+
+type sequencesData struct {
+	Sequences []sequenceRow
+	Clients   []workspace.Named
+	Pager     Pager
+	// Form is the new-sequence form, as typed.
+	Form struct{ Name, ClientID string }
+}
+
+type sequenceRow struct {
+	sequences.SequenceView
+	Client string
+	Stats  *enrollments.SequenceStats
+}
+
+func (c *Console) sequencesData(rq *Request) (*sequencesData, error) {
+	q := rq.R.URL.Query()
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	const limit = apikit.DefaultLimit
+	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	if err != nil {
+		return nil, err
+	}
+	list, err := c.pl.Sequences.List(rq.Ctx, rq.P, sequences.Filter{Limit: limit, Offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	clients := names(cat.Clients)
+	d := &sequencesData{Clients: cat.Clients}
+	for _, v := range list.Data {
+		st, err := c.pl.Enrollments.Stats(rq.Ctx, rq.P, v.ID)
+		if err != nil {
+			return nil, err
+		}
+		d.Sequences = append(d.Sequences, sequenceRow{SequenceView: v, Client: clients[apikit.Deref(v.ClientID)], Stats: st})
+	}
+	d.Pager = newPager(rq.Path("/sequences"), q, list.Total, limit, offset, len(list.Data))
+	return d, nil
+}
+
+func (c *Console) sequencesPage(rq *Request) error {
+	d, err := c.sequencesData(rq)
+	if err != nil {
+		return err
+	}
+	return rq.Render(http.StatusOK, "sequences", page{Title: "Sequences", Nav: "sequences", Data: d})
+}
+
+// createSequence adds a draft sequence with no steps, as a setup file's
+// new sequence, and goes to its builder.
+func (c *Console) createSequence(rq *Request) error {
+	f := rq.R.PostForm
+	name, clientID := strings.TrimSpace(f.Get("name")), f.Get("client_id")
+	var id string
+	err := c.applySequence(rq, "", sequences.Spec{Name: name}, clientID, func(ctx context.Context) error {
+		q, err := c.pl.Sequences.ByName(ctx, rq.P.WorkspaceID, name)
+		if err != nil {
+			return err
+		}
+		id = q.ID
+		return nil
+	})
+	if err != nil {
+		ae := apikit.AsError(err)
+		if ae.Code == apikit.EInternal {
+			return err
+		}
+		d, err := c.sequencesData(rq)
+		if err != nil {
+			return err
+		}
+		d.Form.Name, d.Form.ClientID = name, clientID
+		return rq.Render(StatusOf(ae.Code), "sequences", page{Title: "Sequences", Nav: "sequences", Data: d, Error: ae})
+	}
+	rq.Flash("Sequence " + name + " added as a draft: add its steps, then activate it.")
+	rq.Redirect("/sequences/" + id)
+	return nil
+}
+
+// applySequence saves spec through sequences.Service.Apply in one
+// transaction, as `leadline apply` does, then lets the enrolments catch up
+// with the change (enrollments.Service.SetupChanged) and runs then, if
+// given, inside the same transaction. id is the sequence being edited ("":
+// a new one, whose name must be free); clientID the client chosen by id,
+// which must be one the member sees.
+func (c *Console) applySequence(rq *Request, id string, spec sequences.Spec, clientID string, then func(context.Context) error) error {
+	clients, name, err := c.ownerClients(rq, clientID, "A sequence of yours must belong to one of your clients.")
+	if err != nil {
+		return err
+	}
+	spec.Client = name
+	return c.pl.DB.InTx(rq.Ctx, func(ctx context.Context) error {
+		old, err := c.pl.Sequences.ByName(ctx, rq.P.WorkspaceID, strings.TrimSpace(spec.Name))
+		switch {
+		case db.IsNoRows(err):
+		case err != nil:
+			return err
+		case old.ID != id:
+			return apikit.Conflict(fmt.Sprintf("A sequence named %q exists already.", strings.TrimSpace(spec.Name)), "Choose another name.")
+		}
+		if _, err := c.pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: rq.P.WorkspaceID, Clients: clients}, []sequences.Spec{spec}); err != nil {
+			return err
+		}
+		if err := c.pl.Enrollments.SetupChanged(ctx, rq.P.WorkspaceID); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(ctx)
+		}
+		return nil
+	})
+}
+
+// sequenceData is a sequence's page: the sequence, its numbers and its
+// builder form.
+type sequenceData struct {
+	View     *sequences.SequenceView
+	Client   string
+	Stats    *enrollments.SequenceStats
+	Form     builderForm
+	Clients  []workspace.Named
+	Senders  []senderChoice
+	Types    []stepTypeChoice
+	Problems map[string][]sequences.Problem
+}
+
+type senderChoice struct {
+	Name    string
+	Channel senders.Channel
+	Chosen  bool
+}
+
+type stepTypeChoice struct {
+	Type, Label string
+}
+
+// builderForm is the builder's form as typed: the client, the senders
+// and the steps, each with its type's fields.
+type builderForm struct {
+	ClientID string
+	Senders  []string
+	Steps    []stepForm
+	AddType  string
+}
+
+// stepForm is one step of the builder: its id, type and next step, and
+// one input per field its type declares (sequences.Steps).
+type stepForm struct {
+	Index              int
+	ID, Type, Next     string
+	Fields             []stepField
+	First, Last        bool
+	Problems           []sequences.Problem
+	StepIDs            []string
+	valueOf            map[string]string
+	requiredFieldNames []string
+}
+
+// stepField is one input of a step's form.
+type stepField struct {
+	Name, Label, Kind, Value string
+	Required                 bool
+	Options                  []string
+}
+
+// fieldKinds say how each step field is typed in: text (one line), area
+// (several lines, or JSON for payload), number, check (yes/no), choice (a
+// select of Options), step (a select of the sequence's step ids).
+var fieldKinds = map[string]string{
+	"note": "area", "body": "area", "payload": "area", "subject": "text", "title": "text",
+	"note_fallback": "choice", "if": "choice", "days": "number", "hours": "number",
+	"within_days": "number", "due_in_days": "number", "working_days": "check", "then": "step", "else": "step",
+}
+
+var fieldOptions = map[string][]string{
+	"note_fallback": {"", "wait", "without_note"},
+	"if":            {sequences.IfConnected, sequences.IfInviteAccepted, sequences.IfHasEmail, sequences.IfHasLinkedIn},
+}
+
+// stepValues are a step's fields as the form shows them.
+func stepValues(s sequences.Step) map[string]string {
+	num := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	v := map[string]string{"note": s.Note, "note_fallback": s.NoteFallback, "subject": s.Subject, "body": s.Body,
+		"days": num(s.Days), "hours": num(s.Hours), "if": s.If, "within_days": num(s.WithinDays), "then": s.Then, "else": s.Else,
+		"title": s.Title, "due_in_days": num(s.DueInDays)}
+	if s.WorkingDays {
+		v["working_days"] = "true"
+	}
+	if s.Payload != nil {
+		b, _ := json.MarshalIndent(s.Payload, "", "  ")
+		v["payload"] = string(b)
+	}
+	return v
+}
+
+// newStepForm is the form of a step of type typ with values.
+func newStepForm(id, typ, next string, values map[string]string) stepForm {
+	sf := stepForm{ID: id, Type: typ, Next: next, valueOf: values}
+	spec, _ := sequences.SpecOf(typ)
+	sf.requiredFieldNames = spec.Required
+	for _, name := range spec.Fields {
+		sf.Fields = append(sf.Fields, stepField{Name: name, Label: strings.ReplaceAll(name, "_", " "), Kind: fieldKinds[name],
+			Value: values[name], Required: slices.Contains(spec.Required, name), Options: fieldOptions[name]})
+	}
+	return sf
+}
+
+// step is the form's step, or an error naming the field that is not a
+// number or not JSON.
+func (sf stepForm) step() (sequences.Step, error) {
+	v := sf.valueOf
+	s := sequences.Step{ID: strings.TrimSpace(sf.ID), Type: sf.Type, Next: sf.Next, Note: v["note"], NoteFallback: v["note_fallback"],
+		Subject: v["subject"], Body: v["body"], If: v["if"], Then: v["then"], Else: v["else"], Title: v["title"], WorkingDays: v["working_days"] == "true"}
+	for name, dst := range map[string]*int{"days": &s.Days, "hours": &s.Hours, "within_days": &s.WithinDays, "due_in_days": &s.DueInDays} {
+		txt := strings.TrimSpace(v[name])
+		if txt == "" {
+			continue
+		}
+		n, err := strconv.Atoi(txt)
+		if err != nil {
+			return s, apikit.Invalid(fmt.Sprintf("Step %q: %s %q is not a whole number.", s.ID, strings.ReplaceAll(name, "_", " "), txt), "Type a whole number, or leave it empty.")
+		}
+		*dst = n
+	}
+	if p := strings.TrimSpace(v["payload"]); p != "" {
+		if err := json.Unmarshal([]byte(p), &s.Payload); err != nil {
+			return s, apikit.Invalid(fmt.Sprintf("Step %q: the payload is not a JSON object.", s.ID), `Type a JSON object, like {"stage": "contacted"}, or leave it empty.`)
+		}
+	}
+	return s, nil
+}
+
+// readBuilder reads the builder's form as posted.
+func readBuilder(r *http.Request) builderForm {
+	f := r.PostForm
+	bf := builderForm{ClientID: f.Get("client_id"), Senders: f["sender"], AddType: f.Get("add_type")}
+	n, _ := strconv.Atoi(f.Get("steps"))
+	n = min(max(n, 0), 500)
+	for i := range n {
+		p := "s" + strconv.Itoa(i) + "."
+		typ := f.Get(p + "type")
+		spec, ok := sequences.SpecOf(typ)
+		if !ok {
+			continue
+		}
+		values := map[string]string{}
+		for _, name := range spec.Fields {
+			values[name] = f.Get(p + name)
+		}
+		bf.Steps = append(bf.Steps, newStepForm(f.Get(p+"id"), typ, f.Get(p+"next"), values))
+	}
+	return bf
+}
+
+// builderOf is the builder form of a stored sequence.
+func builderOf(v *sequences.SequenceView) builderForm {
+	bf := builderForm{ClientID: apikit.Deref(v.ClientID)}
+	for _, s := range v.Senders {
+		bf.Senders = append(bf.Senders, s.Name)
+	}
+	for _, s := range v.Steps {
+		bf.Steps = append(bf.Steps, newStepForm(s.ID, s.Type, s.Next, stepValues(s)))
+	}
+	return bf
+}
+
+// freeStepID is an id no step of bf has: the type and a number.
+func (bf builderForm) freeStepID(typ string) string {
+	for n := len(bf.Steps) + 1; ; n++ {
+		id := typ + "-" + strconv.Itoa(n)
+		if !slices.ContainsFunc(bf.Steps, func(s stepForm) bool { return s.ID == id }) {
+			return id
+		}
+	}
+}
+
+// edit applies the builder's button op: add a step, move one up or down,
+// delete one, or "" (save as typed).
+func (bf *builderForm) edit(op string) error {
+	verb, arg, _ := strings.Cut(op, ":")
+	i, err := strconv.Atoi(arg)
+	if verb != "add" && verb != "" && verb != "save" && (err != nil || i < 0 || i >= len(bf.Steps)) {
+		return apikit.Invalid("The step to change is not in the form.", "Reload the page and try again.")
+	}
+	switch verb {
+	case "", "save":
+	case "add":
+		if _, ok := sequences.SpecOf(bf.AddType); !ok {
+			return apikit.Invalid("Choose the type of the step to add.", "Pick a type in the list beside Add step.")
+		}
+		bf.Steps = append(bf.Steps, newStepForm(bf.freeStepID(bf.AddType), bf.AddType, "", map[string]string{}))
+	case "up":
+		if i > 0 {
+			bf.Steps[i-1], bf.Steps[i] = bf.Steps[i], bf.Steps[i-1]
+		}
+	case "down":
+		if i < len(bf.Steps)-1 {
+			bf.Steps[i+1], bf.Steps[i] = bf.Steps[i], bf.Steps[i+1]
+		}
+	case "delete":
+		bf.Steps = slices.Delete(bf.Steps, i, i+1)
+	default:
+		return apikit.Invalid(fmt.Sprintf("%q is not something the builder does.", op), "Use the builder's buttons.")
+	}
+	return nil
+}
+
+func (c *Console) sequenceData(rq *Request, q *sequences.Sequence) (*sequenceData, error) {
+	v, err := c.pl.Sequences.View(rq.Ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.pl.Enrollments.Stats(rq.Ctx, rq.P, q.ID)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	if err != nil {
+		return nil, err
+	}
+	d := &sequenceData{View: v, Client: names(cat.Clients)[apikit.Deref(v.ClientID)], Stats: st, Clients: cat.Clients,
+		Form: builderOf(v), Problems: map[string][]sequences.Problem{}}
+	for _, p := range v.Problems {
+		d.Problems[p.StepID] = append(d.Problems[p.StepID], p)
+	}
+	if rq.Can(apikit.RoleManager) {
+		ss, err := c.pl.Senders.List(rq.Ctx, rq.P, senders.Filter{Limit: apikit.MaxLimit})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ss.Data {
+			d.Senders = append(d.Senders, senderChoice{Name: s.Name, Channel: s.Channel})
+		}
+		for _, s := range sequences.Steps {
+			d.Types = append(d.Types, stepTypeChoice{Type: s.Type, Label: strings.ReplaceAll(s.Type, "_", " ")})
+		}
+	}
+	return d, nil
+}
+
+// withForm shows bf in d's builder, with the steps' problems.
+func (d *sequenceData) withForm(bf builderForm) {
+	d.Form = bf
+	ids := make([]string, 0, len(bf.Steps))
+	for _, s := range bf.Steps {
+		ids = append(ids, s.ID)
+	}
+	for i := range d.Form.Steps {
+		s := &d.Form.Steps[i]
+		s.Index, s.First, s.Last, s.StepIDs = i, i == 0, i == len(bf.Steps)-1, ids
+		s.Problems = d.Problems[s.ID]
+	}
+	for i := range d.Senders {
+		d.Senders[i].Chosen = slices.Contains(bf.Senders, d.Senders[i].Name)
+	}
+}
+
+func (c *Console) visibleSequence(rq *Request) (*sequences.Sequence, error) {
+	id := rq.R.PathValue("id")
+	if !apikit.ValidID(id) {
+		return nil, apikit.NotFound("Sequence " + strconv.Quote(id))
+	}
+	return c.pl.Sequences.Visible(rq.Ctx, rq.P, id)
+}
+
+func (c *Console) renderSequence(rq *Request, status int, q *sequences.Sequence, bf *builderForm, e *apikit.Error) error {
+	d, err := c.sequenceData(rq, q)
+	if err != nil {
+		return err
+	}
+	if bf == nil {
+		bf = &d.Form
+	}
+	d.withForm(*bf)
+	return rq.Render(status, "sequence", page{Title: q.Name, Nav: "sequences", Data: d, Error: e})
+}
+
+func (c *Console) sequencePage(rq *Request) error {
+	q, err := c.visibleSequence(rq)
+	if err != nil {
+		return err
+	}
+	return c.renderSequence(rq, http.StatusOK, q, nil, nil)
+}
+
+// saveSequence applies the builder's button (add, move, delete a step, or
+// save) to the form as typed and saves the result through Apply. A
+// refused save shows the form again as typed, with the error.
+func (c *Console) saveSequence(rq *Request) error {
+	q, err := c.visibleSequence(rq)
+	if err != nil {
+		return err
+	}
+	bf := readBuilder(rq.R)
+	err = bf.edit(rq.R.PostFormValue("op"))
+	spec := sequences.Spec{Name: q.Name, Senders: bf.Senders, Steps: []sequences.Step{}}
+	for _, sf := range bf.Steps {
+		if err != nil {
+			break
+		}
+		var s sequences.Step
+		s, err = sf.step()
+		spec.Steps = append(spec.Steps, s)
+	}
+	if err == nil {
+		err = c.applySequence(rq, q.ID, spec, bf.ClientID, nil)
+	}
+	if err != nil {
+		ae := apikit.AsError(err)
+		if ae.Code == apikit.EInternal {
+			return err
+		}
+		return c.renderSequence(rq, StatusOf(ae.Code), q, &bf, ae)
+	}
+	rq.Flash("Sequence saved.")
+	rq.Redirect("/sequences/" + q.ID)
+	return nil
+}
+
+func (c *Console) activateSequence(rq *Request) error {
+	return c.sequenceStatus(rq, c.pl.Sequences.Activate, "Sequence activated: its enrolments are sent as their steps come due.")
+}
+
+func (c *Console) pauseSequence(rq *Request) error {
+	return c.sequenceStatus(rq, c.pl.Sequences.Pause, "Sequence paused: nothing is sent until it is activated again.")
+}
+
+// sequenceStatus activates or pauses through the service the API's route
+// calls; a refusal (E_GRAPH_INVALID naming every problem) shows on the
+// sequence's page.
+func (c *Console) sequenceStatus(rq *Request, fn func(context.Context, apikit.Principal, string) (*sequences.SequenceView, error), done string) error {
+	q, err := c.visibleSequence(rq)
+	if err != nil {
+		return err
+	}
+	if _, err := fn(rq.Ctx, rq.P, q.ID); err != nil {
+		ae := apikit.AsError(err)
+		if ae.Code == apikit.EInternal {
+			return err
+		}
+		return c.renderSequence(rq, StatusOf(ae.Code), q, nil, ae)
+	}
+	rq.Flash(done)
+	rq.Redirect("/sequences/" + q.ID)
+	return nil
+}
+
+// enrollData is the enrolment form: which leads (a list, a tag, a stage,
+// and ids), and, once previewed, each lead's outcome.
+type enrollData struct {
+	Sequence *sequences.Sequence
+	Catalog  workspace.Catalog
+	Form     enrollFilter
+	Preview  *enrollments.Preview
+	Rows     []previewRow
+	Eligible []string
+}
+
+type enrollFilter struct {
+	ListID, TagID, StageID, IDs string
+}
+
+// previewRow is one lead of a preview: enrolled or not, and why.
+type previewRow struct {
+	LeadID, Name, Sender, Reason, Detail string
+	Eligible                             bool
+}
+
+func (c *Console) enrollPage(rq *Request, status int, d *enrollData, e *apikit.Error) error {
+	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	if err != nil {
+		return err
+	}
+	d.Catalog = cat
+	return rq.Render(status, "sequence_enroll", page{Title: "Enrol leads in " + d.Sequence.Name, Nav: "sequences", Data: d, Error: e})
+}
+
+func (c *Console) enrollForm(rq *Request) error {
+	q, err := c.visibleSequence(rq)
+	if err != nil {
+		return err
+	}
+	return c.enrollPage(rq, http.StatusOK, &enrollData{Sequence: q}, nil)
+}
+
+// maxPreviewLeads is how many leads one preview takes, as the API's.
+const maxPreviewLeads = enrollments.MaxLeadIDs
+
+// chosenLeads are the leads the enrolment form names: those of the
+// list, tag and stage chosen (all of them together), and the ids typed.
+func (c *Console) chosenLeads(rq *Request, f enrollFilter) ([]leads.Lead, []string, error) {
+	var out []leads.Lead
+	var ids []string
+	if f.ListID != "" || f.TagID != "" || f.StageID != "" {
+		for offset := 0; offset < maxPreviewLeads; offset += apikit.MaxLimit {
+			page, err := c.pl.Leads.List(rq.Ctx, rq.P, leads.Filter{ListID: listID(f.ListID), TagID: listID(f.TagID), StageID: listID(f.StageID),
+				Limit: apikit.MaxLimit, Offset: offset})
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, page.Data...)
+			if offset+len(page.Data) >= page.Total || len(page.Data) == 0 {
+				break
+			}
+		}
+	}
+	for _, l := range out {
+		ids = append(ids, l.ID)
+	}
+	for _, id := range strings.Fields(strings.ReplaceAll(f.IDs, ",", " ")) {
+		if !apikit.ValidID(id) {
+			return nil, nil, apikit.Invalid(fmt.Sprintf("%q is not a lead id.", id), "Type lead ids (as the lead's address shows them), one per line.")
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, nil, apikit.Invalid("No lead is chosen.", "Choose a list, a tag or a stage with leads, or type lead ids.")
+	}
+	return out, ids, nil
+}
+
+// previewEnrollment previews, as POST /v1/enrollments/preview does, the
+// chosen leads' enrolment: each lead eligible or excluded with the
+// reason, and the sender it gets.
+func (c *Console) previewEnrollment(rq *Request) error {
+	q, err := c.visibleSequence(rq)
+	if err != nil {
+		return err
+	}
+	f := rq.R.PostForm
+	d := &enrollData{Sequence: q, Form: enrollFilter{ListID: f.Get("list_id"), TagID: f.Get("tag_id"), StageID: f.Get("stage_id"), IDs: f.Get("ids")}}
+	fail := func(err error) error {
+		ae := apikit.AsError(err)
+		if ae.Code == apikit.EInternal {
+			return err
+		}
+		return c.enrollPage(rq, StatusOf(ae.Code), d, ae)
+	}
+	found, ids, err := c.chosenLeads(rq, d.Form)
+	if err != nil {
+		return fail(err)
+	}
+	pv, err := c.pl.Enrollments.Preview(rq.Ctx, rq.P, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: ids})
+	if err != nil {
+		return fail(err)
+	}
+	d.Preview, d.Eligible = pv, pv.EligibleIDs
+	d.Rows, err = c.previewRows(rq, pv, found)
+	if err != nil {
+		return err
+	}
+	return c.enrollPage(rq, http.StatusOK, d, nil)
+}
+
+// previewRows are the preview's leads with their names and senders'.
+func (c *Console) previewRows(rq *Request, pv *enrollments.Preview, found []leads.Lead) ([]previewRow, error) {
+	leadName := map[string]string{}
+	for _, l := range found {
+		leadName[l.ID] = leadLabel(l)
+	}
+	senderOf := map[string]string{}
+	for _, a := range pv.Assignments {
+		senderOf[a.LeadID] = a.SenderID
+	}
+	senderName := map[string]string{}
+	ss, err := c.pl.Senders.List(rq.Ctx, rq.P, senders.Filter{Limit: apikit.MaxLimit})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range ss.Data {
+		senderName[s.ID] = s.Name
+	}
+	name := func(id string) string {
+		if n, ok := leadName[id]; ok {
+			return n
+		}
+		if l, err := c.pl.Leads.Get(rq.Ctx, rq.P, id); err == nil {
+			return leadLabel(l.Lead)
+		}
+		return id
+	}
+	var rows []previewRow
+	for _, id := range pv.EligibleIDs {
+		rows = append(rows, previewRow{LeadID: id, Name: name(id), Eligible: true, Sender: senderName[senderOf[id]]})
+	}
+	for _, x := range pv.Excluded {
+		rows = append(rows, previewRow{LeadID: x.LeadID, Name: name(x.LeadID), Reason: strings.ReplaceAll(x.Reason, "_", " "), Detail: x.Detail})
+	}
+	return rows, nil
+}
+
+// leadLabel is a lead's name, or its company or id when it has none.
+func leadLabel(l leads.Lead) string {
+	for _, s := range []*string{l.Name, l.Company} {
+		if apikit.Deref(s) != "" {
+			return *s
+		}
+	}
+	return l.ID
+}
+
+// commitEnrollment enrols the previewed eligible leads as POST
+// /v1/enrollments with confirm does: every rule is checked again, so
+// possibly fewer are enrolled than previewed.
+func (c *Console) commitEnrollment(rq *Request) error {
+	q, err := c.visibleSequence(rq)
+	if err != nil {
+		return err
+	}
+	ids := rq.R.PostForm["lead_id"]
+	for _, id := range ids {
+		if !apikit.ValidID(id) {
+			return apikit.Invalid("The form names a lead that is not one.", "Preview again.")
+		}
+	}
+	res, err := c.pl.Enrollments.Commit(rq.Ctx, rq.P, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: ids, Confirm: true})
+	if err != nil {
+		ae := apikit.AsError(err)
+		if ae.Code == apikit.EInternal {
+			return err
+		}
+		return c.enrollPage(rq, StatusOf(ae.Code), &enrollData{Sequence: q}, ae)
+	}
+	msg := fmt.Sprintf("%d lead%s enrolled.", res.Enrolled, map[bool]string{true: "", false: "s"}[res.Enrolled == 1])
+	if n := len(res.Excluded); n > 0 {
+		msg += fmt.Sprintf(" %d not enrolled: something changed since the preview.", n)
+	}
+	for _, w := range res.Warnings {
+		msg += " " + w.Message
+	}
+	rq.Flash(msg)
+	rq.Redirect("/sequences/" + q.ID)
+	return nil
+}
+
+// percent is a rate as a whole percentage, "–" for none yet.
+func percent(r *float64) string {
+	if r == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", *r*100)
+}
+
+// Acceptance and Replies are the sequence's rates, for the templates.
+func (r sequenceRow) Acceptance() string { return percent(r.Stats.AcceptanceRate) }
+
+// Replies is the sequence's reply rate.
+func (r sequenceRow) Replies() string { return percent(r.Stats.ReplyRate) }
+
+// ownerClients are the clients a setup spec may name, as the Owner of
+// an Apply takes them: those the member sees (by name, to their ids); and
+// the name of clientID, the client chosen in a form. A member limited to
+// some clients must choose one of them (unscoped says so).
+func (c *Console) ownerClients(rq *Request, clientID, unscoped string) (map[string]string, string, error) {
+	cat, err := c.pl.Workspaces.Catalog(rq.Ctx, rq.P)
+	if err != nil {
+		return nil, "", err
+	}
+	clients, chosen := map[string]string{}, ""
+	for _, cl := range cat.Clients {
+		clients[cl.Name] = cl.ID
+		if cl.ID == clientID {
+			chosen = cl.Name
+		}
+	}
+	if clientID != "" && chosen == "" {
+		return nil, "", apikit.Invalid("The chosen client is not one of the workspace's.", "Reload the page and choose again.")
+	}
+	if chosen == "" && rq.P.Scoped() {
+		return nil, "", apikit.Invalid(unscoped, "Choose a client.")
+	}
+	return clients, chosen, nil
+}
