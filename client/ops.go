@@ -636,7 +636,7 @@ type ImportParams struct {
 	DryRun   bool     `query:"dry_run"`
 }
 
-// ImportLeads uploads a CSV file (at most 2 MiB) to import in the
+// ImportLeads uploads a CSV file (at most 100 MiB) to import in the
 // background; poll the job with GetImport until its status is no longer
 // running.
 func (c *Client) ImportLeads(ctx context.Context, csv []byte, p ImportParams) (*leads.ImportJob, error) {

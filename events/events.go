@@ -174,18 +174,30 @@ func (l *Log) write(ctx context.Context, evs []Event, with []Statement) error {
 		}
 		rest = nil
 	}
-	for start := 0; start < len(rest); start += insertChunk {
-		chunk := rest[start:min(start+insertChunk, len(rest))]
+	if len(rest) > 0 && len(with) > 0 && l.db.Engine == db.Postgres {
+		// The first chunk carries the statements of with in its WITH.
+		chunk := rest[:min(insertChunk, len(rest))]
 		q := idb.NewInsert().Model(&chunk)
-		if start == 0 && l.db.Engine == db.Postgres {
-			for i, st := range with {
-				q = q.With(fmt.Sprintf("with_%d", i), idb.NewRaw(st.SQL, st.Args...))
-			}
-			with = nil
+		for i, st := range with {
+			q = q.With(fmt.Sprintf("with_%d", i), idb.NewRaw(st.SQL, st.Args...))
 		}
 		if _, err := q.Exec(ctx); err != nil {
 			return err
 		}
+		rest, with = rest[len(chunk):], nil
+	}
+	// The others go out in multi-row statements whose values are bound,
+	// each text prepared once per connection.
+	rows := make([][]any, len(rest))
+	for i := range rest {
+		r, err := l.row(&rest[i])
+		if err != nil {
+			return err
+		}
+		rows[i] = r
+	}
+	if err := l.db.ExecRows(ctx, "INSERT INTO events ("+eventColumns+") VALUES ", "", nil, rows); err != nil {
+		return err
 	}
 	for _, st := range with {
 		if err := l.db.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
@@ -216,15 +228,9 @@ func allPrepared(sts []Statement) bool {
 // in its WITH (Postgres), so that a text of one shape is prepared once per
 // connection and sent with its values alone.
 func (l *Log) insertOne(ctx context.Context, e *Event, with []Statement) error {
-	data, err := json.Marshal(e.Data)
+	row, err := l.row(e)
 	if err != nil {
 		return err
-	}
-	null := func(s string) any {
-		if s == "" {
-			return nil
-		}
-		return s
 	}
 	var sb strings.Builder
 	var args []any
@@ -236,11 +242,29 @@ func (l *Log) insertOne(ctx context.Context, e *Event, with []Statement) error {
 	if len(with) > 0 {
 		sb.WriteString(" ")
 	}
-	sb.WriteString(`INSERT INTO events (id, workspace_id, lead_id, sender_id, sequence_id, enrollment_id, step_id, client_id,
-		kind, member_id, key_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	args = append(args, e.ID, e.WorkspaceID, null(e.LeadID), null(e.SenderID), null(e.SequenceID), null(e.EnrollmentID), null(e.StepID),
-		null(e.ClientID), e.Kind, null(e.MemberID), null(e.KeyID), string(data), l.db.TimeArg(&e.CreatedAt))
-	return l.db.ExecPrepared(ctx, sb.String(), args...)
+	sb.WriteString("INSERT INTO events (" + eventColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	return l.db.ExecPrepared(ctx, sb.String(), append(args, row...)...)
+}
+
+// eventColumns are the columns of an event row, in the order of row's
+// values.
+const eventColumns = "id, workspace_id, lead_id, sender_id, sequence_id, enrollment_id, step_id, client_id, kind, member_id, key_id, data, created_at"
+
+// row is e's values for eventColumns, as bun writes them: empty ids as
+// NULL, data as JSON text.
+func (l *Log) row(e *Event) ([]any, error) {
+	data, err := json.Marshal(e.Data)
+	if err != nil {
+		return nil, err
+	}
+	null := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	return []any{e.ID, e.WorkspaceID, null(e.LeadID), null(e.SenderID), null(e.SequenceID), null(e.EnrollmentID), null(e.StepID),
+		null(e.ClientID), e.Kind, null(e.MemberID), null(e.KeyID), string(data), l.db.TimeArg(&e.CreatedAt)}, nil
 }
 
 // ForLead returns up to limit of a lead's events, newest first.

@@ -3,9 +3,7 @@ package leads
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -92,16 +90,38 @@ var errDryRun = errors.New("dry run: roll back")
 // Rejected with the error Upsert would give; an error of the database
 // fails the whole call and writes nothing.
 func (b *Batch) Upsert(ctx context.Context, ins []LeadInput) ([]BatchResult, error) {
-	out := make([]BatchResult, len(ins))
-	prepared := make([]LeadInput, 0, len(ins))
-	at := make([]int, 0, len(ins))
+	rows := make([]Prepared, len(ins))
 	for i, in := range ins {
-		in, err := prepare(in)
-		if err != nil {
-			out[i] = BatchResult{Outcome: Rejected, Err: err}
+		rows[i] = Prepare(in)
+	}
+	return b.UpsertPrepared(ctx, rows)
+}
+
+// Prepared is an input normalized and checked as Upsert does first, or
+// why it cannot be: what a reader can do for the next rows while a batch
+// writes the last ones.
+type Prepared struct {
+	in  LeadInput
+	err error
+}
+
+// Prepare normalizes in and checks that it names someone to match.
+func Prepare(in LeadInput) Prepared {
+	in, err := prepare(in)
+	return Prepared{in: in, err: err}
+}
+
+// UpsertPrepared is Upsert for inputs already prepared.
+func (b *Batch) UpsertPrepared(ctx context.Context, rows []Prepared) ([]BatchResult, error) {
+	out := make([]BatchResult, len(rows))
+	prepared := make([]LeadInput, 0, len(rows))
+	at := make([]int, 0, len(rows))
+	for i, r := range rows {
+		if r.err != nil {
+			out[i] = BatchResult{Outcome: Rejected, Err: r.err}
 			continue
 		}
-		prepared = append(prepared, in)
+		prepared = append(prepared, r.in)
 		at = append(at, i)
 	}
 	if len(prepared) == 0 {
@@ -144,13 +164,13 @@ func (b *Batch) Upsert(ctx context.Context, ins []LeadInput) ([]BatchResult, err
 	if err != nil && db.IsUniqueViolation(err) {
 		// Another writer took one of these identities since they were read:
 		// one input at a time, the one that collides is the only one refused.
-		if len(ins) == 1 {
+		if len(rows) == 1 {
 			out[0] = BatchResult{Outcome: Rejected, Err: db.Conflict(err, "Another lead already holds one of these identifiers.",
 				"Look the lead up with GET /v1/leads?email=… or public_identifier=…, and update that one.")}
 			return out, nil
 		}
-		for i := range ins {
-			r, err := b.Upsert(ctx, ins[i:i+1])
+		for i := range rows {
+			r, err := b.UpsertPrepared(ctx, rows[i:i+1])
 			if err != nil {
 				return nil, err
 			}
@@ -247,17 +267,9 @@ func (v *batchView) prefetch(ctx context.Context, p apikit.Principal, ins []Lead
 				}
 			}
 		}
-		for start := 0; start < len(values); start += 500 {
-			chunk := values[start:min(start+500, len(values))]
-			var rows []Lead
-			q := idb.NewSelect().Model(&rows).Where("l.workspace_id = ?", p.WorkspaceID)
-			switch k {
-			case keyEmailWork, keyEmailPersonal:
-				q = q.Where("lower(l.?) IN (?) AND l.? IS NOT NULL", bun.Ident(string(k)), bun.In(chunk), bun.Ident(string(k)))
-			default:
-				q = q.Where("l.? IN (?)", bun.Ident(string(k)), bun.In(chunk))
-			}
-			if err := q.Scan(ctx); err != nil && !db.IsNoRows(err) {
+		if len(values) > 0 {
+			rows, err := v.real.leadsMatching(ctx, p.WorkspaceID, k, values)
+			if err != nil {
 				return err
 			}
 			for i := range rows {
@@ -307,7 +319,7 @@ func (v *batchView) prefetch(ctx context.Context, p apikit.Principal, ins []Lead
 		if len(todo) == 0 {
 			continue
 		}
-		listed, err := db.Listed(ctx, idb, "suppressions", p.WorkspaceID, kind, todo)
+		listed, err := v.real.suppressed(ctx, p.WorkspaceID, kind, todo)
 		if err != nil {
 			return err
 		}
@@ -367,25 +379,6 @@ func setNested[K comparable, V any](m map[K]map[string]V, k K, key string, v V) 
 	m[k][key] = v
 }
 
-// columnValue is the value of one of the columns the update rule can
-// change (the text fields, custom and updated_at), as the bulk update
-// writes it.
-func columnValue(l *Lead, col string) (any, error) {
-	switch col {
-	case "custom":
-		b, err := json.Marshal(l.Custom)
-		return string(b), err
-	case "updated_at":
-		return l.UpdatedAt, nil
-	}
-	for _, f := range fields {
-		if f.name == col {
-			return *f.lead(l), nil
-		}
-	}
-	return nil, fmt.Errorf("leads: no column %s to update", col)
-}
-
 // changedColumns names the text fields and custom that differ between a
 // and b, in the fields' order.
 func changedColumns(a, b *Lead) []string {
@@ -406,61 +399,38 @@ func changedColumns(a, b *Lead) []string {
 // tags, then the events (which the event log writes before the commit).
 func (v *batchView) flush(ctx context.Context) error {
 	st := v.store
-	idb := v.real.db.IDB(ctx)
-	const chunk = 400
-	for start := 0; start < len(st.insertOrder); start += chunk {
-		rows := make([]Lead, 0, chunk)
-		for _, id := range st.insertOrder[start:min(start+chunk, len(st.insertOrder))] {
-			rows = append(rows, *st.leads[id])
-		}
-		if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
-			return err
-		}
+	s := v.real
+	inserted := make([]*Lead, len(st.insertOrder))
+	for i, id := range st.insertOrder {
+		inserted[i] = st.leads[id]
+	}
+	if err := s.insertLeads(ctx, inserted); err != nil {
+		return err
 	}
 	// Leads are updated in groups by the columns that changed: SQLite
 	// rewrites every index on a column an UPDATE sets, changed or not.
-	types := map[string]string{"id": "uuid", "client_id": "uuid", "list_id": "uuid", "stage_id": "uuid", "custom": "jsonb", "updated_at": "timestamptz"}
-	groups := map[string][]string{}
+	groups := map[string][]*Lead{}
 	var order []string
 	for _, id := range st.updateOrder {
 		key := strings.Join(st.changedCols[id], ",")
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
-		groups[key] = append(groups[key], id)
+		groups[key] = append(groups[key], st.leads[id])
 	}
 	for _, key := range order {
 		cols := []string{"updated_at"}
 		if key != "" {
 			cols = append(strings.Split(key, ","), "updated_at")
 		}
-		ids := groups[key]
-		for start := 0; start < len(ids); start += chunk {
-			var rows [][]any
-			for _, id := range ids[start:min(start+chunk, len(ids))] {
-				l := st.leads[id]
-				row := []any{l.ID}
-				for _, c := range cols {
-					val, err := columnValue(l, c)
-					if err != nil {
-						return err
-					}
-					row = append(row, val)
-				}
-				rows = append(rows, row)
-			}
-			if err := v.real.db.UpdateFromValues(ctx, "leads", cols, types, rows); err != nil {
-				return err
-			}
-		}
-	}
-	for start := 0; start < len(st.newTags); start += chunk {
-		rows := st.newTags[start:min(start+chunk, len(st.newTags))]
-		if _, err := idb.NewInsert().Model(&rows).On("CONFLICT (lead_id, tag_id) DO NOTHING").Exec(ctx); err != nil {
+		if err := s.updateLeads(ctx, cols, groups[key]); err != nil {
 			return err
 		}
 	}
-	return v.real.log.EmitMany(ctx, v.log.queued)
+	if err := s.insertTags(ctx, st.newTags); err != nil {
+		return err
+	}
+	return s.log.EmitMany(ctx, v.log.queued)
 }
 
 // batchStore is the leads Store a batch's rule runs on: the leads read

@@ -396,6 +396,72 @@ func (s *Service) startImport(ctx context.Context, p apikit.Principal, r io.Read
 	return im, b, nil
 }
 
+// batchOfRows is what the reader hands the writer: up to a batch of rows
+// with content, each prepared or refused, in file order.
+type batchOfRows struct {
+	lines []int
+	rows  []Prepared
+	read  int   // rows read so far, blank rows left out
+	bytes int64 // bytes of the file read so far
+	err   error // why the file could not be read on
+}
+
+// readBatches reads the file on its own goroutine and hands on batches of
+// size prepared rows (and the rows refused on the way), so that reading,
+// parsing and normalising the next rows overlap the writing of the last
+// ones. It stops when ctx ends.
+func (im *importer) readBatches(ctx context.Context, size int, clientID string) <-chan batchOfRows {
+	out := make(chan batchOfRows, 2)
+	go func() {
+		defer close(out)
+		var cur batchOfRows
+		valid, read := 0, 0
+		send := func() bool {
+			cur.read, cur.bytes = read, im.counted.n
+			select {
+			case out <- cur:
+				cur = batchOfRows{}
+				valid = 0
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for {
+			r, ok, err := im.next()
+			if err != nil {
+				cur.err = err
+				send()
+				return
+			}
+			if !ok {
+				if len(cur.rows) > 0 || read == 0 {
+					send()
+				}
+				return
+			}
+			read++
+			pr := Prepared{err: r.err}
+			if r.err == nil {
+				if clientID != "" {
+					c := clientID
+					r.in.ClientID = &c
+				}
+				pr = Prepare(r.in)
+			}
+			cur.lines = append(cur.lines, r.line)
+			cur.rows = append(cur.rows, pr)
+			if pr.err == nil {
+				valid++
+			}
+			if valid >= size && !send() {
+				return
+			}
+		}
+	}()
+	return out
+}
+
 func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt ImportOptions) (*ImportReport, error) {
 	size := cmp0(opt.BatchSize, 1000)
 	maxErrs := cmp0(opt.MaxErrors, 100)
@@ -411,13 +477,16 @@ func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt Imp
 			rep.Errors = append(rep.Errors, re)
 		}
 	}
-	var ins []LeadInput
-	var lines []int
-	flush := func() error {
-		if len(ins) > 0 {
-			res, err := b.Upsert(ctx, ins)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	for batch := range im.readBatches(rctx, size, opt.ClientID) {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		if len(batch.rows) > 0 {
+			res, err := b.UpsertPrepared(ctx, batch.rows)
 			if err != nil {
-				return err
+				return rep, err
 			}
 			for i, r := range res {
 				switch r.Outcome {
@@ -428,48 +497,19 @@ func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt Imp
 				case Unchanged:
 					rep.Unchanged++
 				default:
-					reject(lines[i], r.Err)
+					reject(batch.lines[i], r.Err)
 				}
 			}
-			ins, lines = ins[:0], lines[:0]
+		}
+		rep.Rows = batch.read
+		if batch.err != nil {
+			return rep, batch.err
 		}
 		if opt.Progress != nil {
-			opt.Progress(ImportProgress{Rows: rep.Rows, Bytes: im.counted.n, Report: rep.Report})
-		}
-		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		r, ok, err := im.next()
-		if err != nil {
-			return rep, err
-		}
-		if !ok {
-			break
-		}
-		rep.Rows++
-		if r.err != nil {
-			reject(r.line, r.err)
-			continue
-		}
-		if opt.ClientID != "" {
-			c := opt.ClientID
-			r.in.ClientID = &c
-		}
-		ins = append(ins, r.in)
-		lines = append(lines, r.line)
-		if len(ins) >= size {
-			if err := flush(); err != nil {
-				return rep, err
-			}
+			opt.Progress(ImportProgress{Rows: rep.Rows, Bytes: batch.bytes, Report: rep.Report})
 		}
 	}
-	if err := flush(); err != nil {
-		return rep, err
-	}
-	return rep, nil
+	return rep, ctx.Err()
 }
 
 func cmp0(v, def int) int {

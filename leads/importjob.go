@@ -1,9 +1,9 @@
 package leads
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -54,14 +54,21 @@ const importInterrupted = "The server process running the import stopped before 
 // job and imports the file in the background, with p's rights, on a
 // context that outlives the request. It returns the job as it starts.
 // Returns E_PAYLOAD_INVALID (or E_FORBIDDEN, E_TOO_MANY) as Import does
-// for a file or options it cannot use; nothing is recorded then.
-func (s *Service) StartImport(ctx context.Context, p apikit.Principal, body []byte, opt ImportOptions, logger *slog.Logger) (*ImportJob, error) {
-	im, b, err := s.startImport(ctx, p, bytes.NewReader(body), opt)
+// for a file or options it cannot use; nothing is recorded then. The file
+// is StartImport's to close: when it returns an error, or when the
+// background import ends.
+func (s *Service) StartImport(ctx context.Context, p apikit.Principal, file io.ReadCloser, opt ImportOptions, logger *slog.Logger) (job *ImportJob, err error) {
+	defer func() {
+		if err != nil {
+			file.Close()
+		}
+	}()
+	im, b, err := s.startImport(ctx, p, file, opt)
 	if err != nil {
 		return nil, err
 	}
 	now := s.clock.Now()
-	job := &ImportJob{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, Status: ImportRunning, DryRun: opt.DryRun,
+	job = &ImportJob{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, Status: ImportRunning, DryRun: opt.DryRun,
 		Errors: []RowError{}, Columns: im.mapping.columns, CreatedAt: now, UpdatedAt: now}
 	if opt.ClientID != "" {
 		job.ClientID = &opt.ClientID
@@ -74,6 +81,7 @@ func (s *Service) StartImport(ctx context.Context, p apikit.Principal, body []by
 	}
 	bg := apikit.WithPrincipal(context.WithoutCancel(ctx), p)
 	go func() {
+		defer file.Close()
 		opt.Progress = func(pr ImportProgress) {
 			if err := s.saveImport(bg, job.ID, ImportRunning, pr.Report, nil, nil); err != nil {
 				logger.Error("import progress", "import", job.ID, "err", err)

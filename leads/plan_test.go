@@ -79,6 +79,10 @@ func TestImportUsesIndexes(t *testing.T) {
 		for i := 20; i < 60; i++ {
 			fmt.Fprintf(&file, "li-%d,pr-%d,W%d@corp.test,p%d@home.test,linkedin.com/in/pub-%d,New Corp\n", i, i, i, i, i)
 		}
+		// Known by their LinkedIn URL alone: matched by public identifier.
+		for i := 30; i < 45; i++ {
+			fmt.Fprintf(&file, ",,,,linkedin.com/in/pub-%d,Other Corp\n", i)
+		}
 		if _, err := b.svc.Import(b.ctx, b.p, strings.NewReader(seed.String()), leads.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -91,11 +95,35 @@ func TestImportUsesIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		if rep.Created != 20 || rep.Updated != 20 {
+		if rep.Created != 20 || rep.Updated != 35 {
 			t.Fatalf("%+v", rep.Report)
 		}
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
 		dbtest.AssertNoScan(t, d, "lead_tags", "", queries)
 		dbtest.AssertNoScan(t, d, "suppressions", "", queries)
+		// Each identity's read-ahead (one statement whatever the batch's
+		// size) reads the leads through that identity's own index: on
+		// Postgres a plan that walks the workspace by another index
+		// instead (as one may on a table the import itself is filling,
+		// whose statistics lag behind) is refused too.
+		read := map[string]bool{}
+		for _, q := range queries {
+			if !strings.Contains(q, `FROM leads AS l`) && !strings.Contains(q, `LATERAL (SELECT * FROM leads AS l`) {
+				continue
+			}
+			for _, k := range []string{"linkedin_id", "provider_id", "email_work", "email_personal", "public_identifier"} {
+				if !strings.Contains(q, "l."+k+" IS NOT NULL") {
+					continue
+				}
+				read[k] = true
+				plan := strings.Join(dbtest.Plan(t, d, q), "\n")
+				if !strings.Contains(plan, "leads_"+k+" ") || strings.Contains(plan, "leads_ws") || strings.Contains(plan, "leads_updated") {
+					t.Errorf("%s: the read-ahead by %s does not read its index:\n%s", d.Engine, k, plan)
+				}
+			}
+		}
+		if len(read) != 5 {
+			t.Errorf("%s: read ahead by %v, want all five identities", d.Engine, read)
+		}
 	})
 }

@@ -134,6 +134,7 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 	idemKey := ""
 	var body []byte
 	var fp string
+	var up *upload
 	if class != apikit.ClassRead {
 		var sent []string
 		ctx.EachHeader(func(name, value string) {
@@ -148,18 +149,32 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 			fail(err)
 			return
 		}
-		body, err = io.ReadAll(io.LimitReader(ctx.BodyReader(), maxBody+1))
-		if err != nil {
-			fail(apikit.Invalid("The request body could not be read.", "Send the whole body again."))
-			return
-		}
-		if !storableJSON(body) {
-			fail(unstorable())
-			return
+		if isUpload, _ := op.Metadata[metaUpload].(bool); isUpload {
+			// A file: kept on disk, not in memory, up to its own limit; its
+			// rows are checked as they are read.
+			if up, err = spool(ctx.BodyReader(), ctx.Method(), u.RequestURI(), s.maxUpload); err != nil {
+				fail(err)
+				return
+			}
+			defer up.release()
+		} else {
+			body, err = io.ReadAll(io.LimitReader(ctx.BodyReader(), maxBody+1))
+			if err != nil {
+				fail(apikit.Invalid("The request body could not be read.", "Send the whole body again."))
+				return
+			}
+			if !storableJSON(body) {
+				fail(unstorable())
+				return
+			}
 		}
 	}
 	if idemKey != "" {
-		fp = fingerprint(ctx.Method(), u.RequestURI(), body)
+		if up != nil {
+			fp = up.fingerprint
+		} else {
+			fp = fingerprint(ctx.Method(), u.RequestURI(), body)
+		}
 		rec, err := s.idem.lookup(ctx.Context(), p.KeyID, idemKey)
 		if err != nil {
 			fail(err)
@@ -171,7 +186,11 @@ func (s *Server) guard(ctx huma.Context, next func(huma.Context)) {
 		}
 	}
 
-	hctx := huma.WithContext(ctx, apikit.WithPrincipal(ctx.Context(), p))
+	cctx := apikit.WithPrincipal(ctx.Context(), p)
+	if up != nil {
+		cctx = withUpload(cctx, up)
+	}
+	hctx := huma.WithContext(ctx, cctx)
 	if class != apikit.ClassRead {
 		hctx = &recorder{humaContext: hctx, reader: bytes.NewReader(body), status: http.StatusOK, headers: http.Header{}, keep: idemKey != ""}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -16,7 +17,8 @@ type importInput struct {
 	TagIDs   []string `query:"tag_id,explode" maxItems:"20" doc:"Tag every lead a row creates or updates (repeat the parameter; at most 20)."`
 	Maps     []string `query:"map,explode" maxItems:"200" doc:"column=field, repeated: a lead field, first_name, last_name, custom.KEY, or - to leave the column out. Other columns map by their header (First Name, Email, LinkedIn URL, Company, Title, …) or are left out."`
 	DryRun   bool     `query:"dry_run" doc:"Write nothing; the job's counts are those a real import would give."`
-	RawBody  []byte   `contentType:"text/csv" doc:"A CSV file: UTF-8 with or without a byte order mark, comma, semicolon or tab separated (taken from the header line), with the column names on the first line."`
+	// The file is not a field: the guard keeps it in a temporary file
+	// (metaUpload) and the operation takes it from there (takeUpload).
 }
 
 type importOutput struct {
@@ -37,20 +39,36 @@ func (s *Server) registerImports() {
 		s.logger.Error("mark interrupted imports failed", "err", err)
 	}
 	tags := []string{"Leads"}
+	mib := s.maxUpload >> 20
 	register(s, huma.Operation{
 		OperationID: "import-leads", Method: http.MethodPost, Path: "/v1/leads/import", Tags: tags,
 		DefaultStatus: http.StatusAccepted,
 		Summary:       "Import leads from a CSV file",
-		Description: "Takes a CSV file (`Content-Type: text/csv`, at most 2 MiB: split larger files, or use `leadline import`) " +
-			"and answers 202 with an import job to poll at GET /v1/imports/{id}. The server imports the file in the background " +
-			"with this key's rights: every row is created or updated with the rules of POST /v1/leads (matching order, fields " +
-			"filled only when empty, do-not-contact and blacklist), in transactions of 1,000 rows. A bad row is counted as rejected " +
-			"and reported with its line and reason; it changes nothing, and the other rows go on. The whole file counts once " +
-			"against the write class. A file or options that cannot be used (no header, no identity column, a bad map, an unknown " +
-			"tag or client) give 422 at once.",
-		MaxBodyBytes: maxBody,
+		Description: fmt.Sprintf("Takes a CSV file (`Content-Type: text/csv`) of at most %d MiB, this route's own limit (other "+
+			"requests take 2 MiB); a larger file is refused with 413 and nothing is imported: split it, or use `leadline import`. "+
+			"It answers 202 with an import job to poll at GET /v1/imports/{id}. The server imports the file in the background "+
+			"with this key's rights: every row is created or updated with the rules of POST /v1/leads (matching order, fields "+
+			"filled only when empty, do-not-contact and blacklist), in transactions of 1,000 rows. A bad row is counted as rejected "+
+			"and reported with its line and reason; it changes nothing, and the other rows go on. The whole file counts once "+
+			"against the write class. A file or options that cannot be used (no header, no identity column, a bad map, an unknown "+
+			"tag or client) give 422 at once.", mib),
+		RequestBody: &huma.RequestBody{
+			Description: fmt.Sprintf("A CSV file of at most %d MiB: UTF-8 with or without a byte order mark, comma, semicolon or "+
+				"tab separated (taken from the header line), with the column names on the first line.", mib),
+			Required: true,
+			Content: map[string]*huma.MediaType{"text/csv": {
+				Schema:  &huma.Schema{Type: huma.TypeString, Format: "binary"},
+				Example: "Email,First Name,Last Name,Company,LinkedIn URL\nann@acme.test,Ann,Lee,Acme,https://www.linkedin.com/in/ann-lee\n",
+			}},
+		},
+		Errors:   []int{http.StatusRequestEntityTooLarge},
+		Metadata: map[string]any{metaUpload: true},
 	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *importInput) (*importOutput, error) {
-		job, err := s.leads.StartImport(ctx, p, in.RawBody, leads.ImportOptions{ClientID: in.ClientID, TagIDs: in.TagIDs,
+		file := takeUpload(ctx)
+		if file == nil {
+			return nil, apikit.Invalid("The request carries no file.", "Send the CSV file as the body, with Content-Type: text/csv.")
+		}
+		job, err := s.leads.StartImport(ctx, p, file, leads.ImportOptions{ClientID: in.ClientID, TagIDs: in.TagIDs,
 			Map: in.Maps, DryRun: in.DryRun}, s.logger)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -58,6 +59,9 @@ type Config struct {
 	// secrets, scheduling providers' secrets and stored idempotent answers.
 	// The zero Key is none: webhooks are then refused (E_CONFLICT).
 	SecretKey secret.Key
+	// MaxUploadBytes is the largest file POST /v1/leads/import takes
+	// (default DefaultMaxUpload, 100 MiB); other bodies are at most 2 MiB.
+	MaxUploadBytes int64
 }
 
 // Server is leadline's HTTP API.
@@ -88,6 +92,8 @@ type Server struct {
 	schemasPath string
 	// metrics counts requests and refusals (metrics.go); nil: none.
 	metrics Metrics
+	// maxUpload is the largest file an upload operation takes.
+	maxUpload int64
 }
 
 // New builds the API on cfg.Platform, or on a platform on cfg.DB. The
@@ -126,6 +132,7 @@ func New(cfg Config) *Server {
 		idem:        newIdempotency(cfg.DB, cfg.Clock, cfg.SecretKey),
 		secretKey:   cfg.SecretKey,
 		mux:         http.NewServeMux(),
+		maxUpload:   cmp.Or(cfg.MaxUploadBytes, DefaultMaxUpload),
 	}
 	if pl.Metrics != nil {
 		s.metrics = pl.Metrics

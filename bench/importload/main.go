@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -97,6 +98,20 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// loadAverage is the machine's load over the last 1, 5 and 15 minutes
+// (Linux), so that a run says how busy its cores were.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
 // writeCSV writes rows from..to: person i has a work email and a LinkedIn
 // URL, a name, a company and title.
 func writeCSV(path string, from, to int, title string) {
@@ -119,9 +134,9 @@ func importFile(ctx context.Context, pl *platform.Platform, p apikit.Principal, 
 	rep, err := pl.Leads.Import(ctx, p, f, leads.ImportOptions{BatchSize: batch})
 	benchkit.Check(err)
 	took, used := time.Since(start), cpuTime()-cpu
-	fmt.Printf("%-24s %8d rows in %8s: %7.0f rows/s (%d created, %d updated, %d unchanged, %d rejected); this process's CPU %s, %.0f rows per CPU second\n",
+	fmt.Printf("%-24s %8d rows in %8s: %7.0f rows/s (%d created, %d updated, %d unchanged, %d rejected); this process's CPU %s, %.0f rows per CPU second; load average %s\n",
 		what, rep.Rows, took.Round(time.Millisecond), float64(rep.Rows)/took.Seconds(), rep.Created, rep.Updated, rep.Unchanged, rep.Rejected,
-		used.Round(time.Millisecond), float64(rep.Rows)/used.Seconds())
+		used.Round(time.Millisecond), float64(rep.Rows)/used.Seconds(), loadAverage())
 	return rep.Report
 }
 
@@ -156,6 +171,6 @@ func oneByOneRate(ctx context.Context, pl *platform.Platform, d *db.DB, key stri
 	}
 	took := time.Since(start)
 	rate := float64(m) / took.Seconds()
-	fmt.Printf("%-24s %8d rows in %8s: %7.0f rows/s; %d rows would take %s (%s engine)\n", "POST /v1/leads one by one", m,
-		took.Round(time.Millisecond), rate, n, time.Duration(float64(n)/rate*float64(time.Second)).Round(time.Second), d.Engine)
+	fmt.Printf("%-24s %8d rows in %8s: %7.0f rows/s; %d rows would take %s (%s engine); load average %s\n", "POST /v1/leads one by one", m,
+		took.Round(time.Millisecond), rate, n, time.Duration(float64(n)/rate*float64(time.Second)).Round(time.Second), d.Engine, loadAverage())
 }

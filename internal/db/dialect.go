@@ -12,15 +12,7 @@ import (
 // Postgres the first row's values are cast to types (by column name, "id"
 // included; text when not given), which types the whole list.
 func (d *DB) UpdateFromValues(ctx context.Context, table string, cols []string, types map[string]string, rows [][]any) error {
-	cast := func(col string) string {
-		if d.Engine != Postgres {
-			return ""
-		}
-		if t, ok := types[col]; ok {
-			return "::" + t
-		}
-		return "::text"
-	}
+	cast := func(col string) string { return d.cast(types, col) }
 	var sb strings.Builder
 	sb.WriteString("UPDATE " + table + " SET ")
 	for i, c := range cols {
