@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -266,7 +267,7 @@ func (c *Console) startImport(rq *Request) error {
 			return again(apikit.Invalid("The form names a client or tag that is not one of this workspace's.", "Reload the page and choose again."))
 		}
 	}
-	job, err := c.pl.Leads.StartImport(rq.Ctx, rq.P, body, leads.ImportOptions{ClientID: d.ClientID, TagIDs: d.TagIDs, Map: maps, DryRun: d.DryRun}, c.log)
+	job, err := c.pl.Leads.StartImport(rq.Ctx, rq.P, io.NopCloser(bytes.NewReader(body)), leads.ImportOptions{ClientID: d.ClientID, TagIDs: d.TagIDs, Map: maps, DryRun: d.DryRun}, c.log)
 	if err != nil {
 		return again(err)
 	}
