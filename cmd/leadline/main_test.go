@@ -94,13 +94,11 @@ func TestCommands(t *testing.T) {
 	_, err = runCmd("keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "max@acme.test", "--role", "member")
 	is.True(err != nil && strings.Contains(describe(err), "only owners and managers"))
 
-	out, err = runCmd("demo", "--db", dbPath)
-	is.NoErr(err)
-	is.True(strings.Contains(out, "300 leads"))
-	is.True(strings.Contains(out, "Sequence Globex CTOs (active) sent "))
-	out, err = runCmd("demo", "--db", dbPath) // again: replaces its keys, keeps the history
-	is.NoErr(err)
-	is.True(!strings.Contains(out, "sent "))
+	// demo on a database with the setup applied, twice (sharedDemo).
+	_, first, second := sharedDemo(t)
+	is.True(strings.Contains(first, "300 leads"))
+	is.True(strings.Contains(first, "Sequence Globex CTOs (active) sent "))
+	is.True(!strings.Contains(second, "sent ")) // again: replaces its keys, keeps the history
 
 	// A simulated week of the sample setup: the audit passes, and the
 	// activity log exports as NDJSON.
@@ -203,10 +201,7 @@ func TestHelpVersionAndMistypedDatabases(t *testing.T) {
 		is.True(!strings.Contains(msg, "scope") && !strings.Contains(msg, "this key")) // no API wording
 	}
 
-	out, err = runCmd("demo", "--db", dbPath)
-	is.NoErr(err)
-	is.True(strings.Contains(out, "ready with 300 leads") && !strings.Contains(out, "revoked"))
-	out, err = runCmd("demo", "--db", dbPath)
-	is.NoErr(err)
-	is.True(strings.Contains(out, "The 4 demo keys of the earlier run were revoked"))
+	_, first, second := sharedDemo(t)
+	is.True(strings.Contains(first, "ready with 300 leads") && !strings.Contains(first, "revoked"))
+	is.True(strings.Contains(second, "The 4 demo keys of the earlier run were revoked"))
 }
