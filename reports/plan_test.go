@@ -18,6 +18,7 @@ import (
 // rollup table, none walks a workspace's rows without a day range, and a
 // sequence's or a sender's report reads its own index.
 func TestReportPlans(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		p, log, svc, clock := berlin(t, d, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
@@ -84,6 +85,7 @@ func TestReportPlans(t *testing.T) {
 // are read through their indexes, not through the workspace's days (on
 // SQLite the queries name the index).
 func TestSubjectReportPlans(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		indexed := func(q, index string) string {
 			if d.Engine != db.SQLite {

@@ -20,6 +20,7 @@ import (
 // TestDefinitionsAgree holds the metric definitions and the reports
 // together: a report shows every defined metric and nothing else.
 func TestDefinitionsAgree(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		p, _, svc, _ := berlin(t, d, time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
@@ -79,6 +80,7 @@ func berlin(t *testing.T, d *db.DB, now time.Time) (apikit.Principal, *events.Lo
 // 25-hour day when clocks go back and the 23-hour day when they go forward
 // are one day each.
 func TestDaylightSaving(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -120,6 +122,7 @@ func TestDaylightSaving(t *testing.T) {
 // Postgres they spread over shards), folds the shards of past days, and
 // finds the same numbers in fewer rows.
 func TestCompactKeepsSums(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
@@ -156,6 +159,7 @@ func TestCompactKeepsSums(t *testing.T) {
 // a rolled-back transaction counts nothing and a committed one counts all
 // its events.
 func TestCountersCommitWithTheirEvents(t *testing.T) {
+	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()

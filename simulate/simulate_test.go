@@ -23,6 +23,7 @@ import (
 // run against the sandbox's audit and an independent count of the export.
 func TestSimulatedFortnight(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		t.Parallel() // the engines side by side
 		is := is.New(t)
 		ctx := context.Background()
 		f, err := setup.ReadFile("../examples/setup.yaml")

@@ -13,6 +13,9 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/fixture"
+	"github.com/leadline/leadline/platform"
 )
 
 func TestClassifierTrainAndEval(t *testing.T) {
@@ -58,22 +61,27 @@ func TestClassifierTrainAndEval(t *testing.T) {
 func TestClassifierTrainFromWorkspace(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	dbPath := filepath.Join(t.TempDir(), "demo.db")
-	_, err := runCmd("demo", "--db", dbPath)
+	ctx := context.Background()
+	// A workspace with 30 conversations: a lead each, and a message its
+	// sender sent (what the demo's inbox holds, without its two weeks).
+	d := dbtest.Open(t, db.SQLite)
+	dbPath := d.Path
+	w := fixture.New(t, d, fixture.Spec{Sender: true, Leads: 30})
+	pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(fixture.At)})
+	anna, err := pl.Senders.ByName(ctx, w.WorkspaceID, "anna")
 	is.NoErr(err)
-	_, err = runCmd("classifier", "train", "--from-workspace", "demo", "--db", dbPath)
+	for _, id := range w.LeadIDs {
+		is.NoErr(pl.Inbox.RecordSent(ctx, inbox.Outgoing{WorkspaceID: w.WorkspaceID, Sender: anna, LeadID: id, Body: "Hi!", At: fixture.At}))
+	}
+	_, err = runCmd("classifier", "train", "--from-workspace", "contract", "--db", dbPath)
 	is.True(err != nil) // no hand-set intents yet
 	is.True(strings.Contains(err.Error(), "training needs at least 20"))
 
-	ctx := context.Background()
-	d, err := db.Open(ctx, dbPath)
-	is.NoErr(err)
-	defer d.Close()
 	// Members set the intent of 30 replies by hand.
 	var ths []inbox.Thread
 	is.NoErr(d.NewSelect().Model(&ths).Limit(30).Scan(ctx))
 	if len(ths) < 25 {
-		t.Fatalf("the demo has %d threads", len(ths))
+		t.Fatalf("the workspace has %d threads", len(ths))
 	}
 	replies := []struct {
 		intent inbox.Intent
@@ -88,9 +96,9 @@ func TestClassifierTrainFromWorkspace(t *testing.T) {
 		_, err = d.NewUpdate().Table("threads").Set("intent = ?, intent_source = ?", r.intent, inbox.SourceManual).Where("id = ?", th.ID).Exec(ctx)
 		is.NoErr(err)
 	}
-	out, err := runCmd("classifier", "train", "--from-workspace", "demo", "--db", dbPath)
+	out, err := runCmd("classifier", "train", "--from-workspace", "contract", "--db", dbPath)
 	is.NoErr(err)
-	is.True(strings.Contains(out, "hand-set intents of demo"))
+	is.True(strings.Contains(out, "hand-set intents of contract"))
 	var rows []inbox.TeamModel
 	is.NoErr(d.NewSelect().Model(&rows).Scan(ctx))
 	is.Equal(len(rows), 1)

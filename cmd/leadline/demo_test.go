@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -22,15 +24,13 @@ import (
 func TestDemoReports(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	dbPath := filepath.Join(t.TempDir(), "demo.db")
-	out, err := runCmd("demo", "--db", dbPath)
-	is.NoErr(err)
-	m := regexp.MustCompile(`client_viewer +(\S+)`).FindStringSubmatch(out)
+	dbPath, first, second := sharedDemo(t)
+	m := regexp.MustCompile(`client_viewer +(\S+)`).FindStringSubmatch(second) // the first run's keys were revoked by the second
 	is.True(m != nil)
-	is.True(regexp.MustCompile(`Reports, last 30 days: [1-9]\d* actions, [1-9]\d* leads contacted, [1-9]\d* replies`).MatchString(out))
+	is.True(regexp.MustCompile(`Reports, last 30 days: [1-9]\d* actions, [1-9]\d* leads contacted, [1-9]\d* replies`).MatchString(first))
 	// The console: its address and an invite link for the owner.
-	is.True(strings.Contains(out, "open http://127.0.0.1:8080/app/"))
-	is.True(regexp.MustCompile(`sign in as owner@demo\.test \(owner\) by choosing a password at:\n +http://127\.0\.0\.1:8080/app/invite/\S{43}\n`).MatchString(out))
+	is.True(strings.Contains(first, "open http://127.0.0.1:8080/app/"))
+	is.True(regexp.MustCompile(`sign in as owner@demo\.test \(owner\) by choosing a password at:\n +http://127\.0\.0\.1:8080/app/invite/\S{43}\n`).MatchString(first))
 	ctx := context.Background()
 	d, err := db.Open(ctx, dbPath)
 	is.NoErr(err)
@@ -72,4 +72,69 @@ func TestDemoReports(t *testing.T) {
 		is.True(positive(one["totals"].(map[string]any)["sends.total"]))
 		is.True(len(one["series"].([]any)) == 30)
 	}
+}
+
+// demoRuns is a database where the setup (setupYAML) was applied and demo
+// then ran twice, with each run's output. The demo's two simulated weeks
+// are the slowest thing this package's tests run, so they run once for
+// every test that reads them.
+var demoRuns struct {
+	once          sync.Once
+	files         map[string][]byte // the database directory: the database and its key file
+	first, second string
+	err           error
+}
+
+// sharedDemo copies the demo database into the test's directory and
+// returns its path and the output of the two demo runs that made it.
+func sharedDemo(t *testing.T) (dbPath, first, second string) {
+	t.Helper()
+	demoRuns.once.Do(func() { demoRuns.err = runDemoTwice() })
+	if demoRuns.err != nil {
+		t.Fatalf("the shared demo: %v", demoRuns.err)
+	}
+	dir := t.TempDir()
+	for name, data := range demoRuns.files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "l.db"), demoRuns.first, demoRuns.second
+}
+
+func runDemoTwice() error {
+	dir, err := os.MkdirTemp("", "leadline-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	dbPath, setup := filepath.Join(dir, "l.db"), filepath.Join(dir, "setup.yaml")
+	if err := os.WriteFile(setup, []byte(setupYAML), 0o600); err != nil {
+		return err
+	}
+	if _, err := runCmd("apply", "--db", dbPath, "-f", setup); err != nil {
+		return err
+	}
+	if demoRuns.first, err = runCmd("demo", "--db", dbPath); err != nil {
+		return err
+	}
+	if demoRuns.second, err = runCmd("demo", "--db", dbPath); err != nil {
+		return err
+	}
+	if err := os.Remove(setup); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	demoRuns.files = map[string][]byte{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		demoRuns.files[e.Name()] = data
+	}
+	return nil
 }

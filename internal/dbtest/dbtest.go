@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,10 +39,13 @@ func Each(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 }
 
 // Open creates a new database on engine e, migrates it and drops it when
-// the test ends.
+// the test ends. The database is a copy of one migrated once per test
+// process (see templates), so that a test does not wait for the
+// migrations; Open still runs Migrate on it, which then has nothing to
+// apply.
 func Open(t testing.TB, e db.Engine) *db.DB {
 	t.Helper()
-	dsn := NewDSN(t, e)
+	dsn := newFromTemplate(t, e)
 	d, err := db.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatalf("open %s: %v", e, err)
@@ -60,6 +64,14 @@ func NewDSN(t testing.TB, e db.Engine) string {
 	if e == db.SQLite {
 		return filepath.Join(t.TempDir(), "leadline.db")
 	}
+	return newPostgres(t, "")
+}
+
+// newPostgres creates a database on the Postgres server, a copy of the
+// database template when it is not empty, and returns its DSN; the
+// database is dropped when the test ends.
+func newPostgres(t testing.TB, template string) string {
+	t.Helper()
 	base := os.Getenv(EnvPostgres)
 	if base == "" {
 		t.Skip(EnvPostgres + " is not set")
@@ -70,7 +82,11 @@ func NewDSN(t testing.TB, e db.Engine) string {
 		t.Fatalf("open postgres: %v", err)
 	}
 	defer admin.Close()
-	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+	create := `CREATE DATABASE ` + name
+	if template != "" {
+		create += ` TEMPLATE ` + template
+	}
+	if _, err := admin.Exec(create); err != nil {
 		t.Fatalf("create database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -84,12 +100,21 @@ func NewDSN(t testing.TB, e db.Engine) string {
 			t.Errorf("drop database %s: %v", name, err)
 		}
 	})
+	dsn, err := postgresURL(base, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// postgresURL returns the Postgres URL base with its database set to name.
+func postgresURL(base, name string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		t.Fatalf("parse %s: %v", EnvPostgres, err)
+		return "", fmt.Errorf("parse %s: %w", EnvPostgres, err)
 	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), nil
 }
 
 func randomSuffix() string {
