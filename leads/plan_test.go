@@ -101,6 +101,7 @@ func TestImportUsesIndexes(t *testing.T) {
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
 		dbtest.AssertNoScan(t, d, "lead_tags", "", queries)
 		dbtest.AssertNoScan(t, d, "suppressions", "", queries)
+		dbtest.AssertNoScan(t, d, "blacklist", "", queries)
 		// Each identity's read-ahead (one statement whatever the batch's
 		// size) reads the leads through that identity's own index: on
 		// Postgres a plan that walks the workspace by another index
