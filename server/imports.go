@@ -45,7 +45,7 @@ func (s *Server) registerImports() {
 		DefaultStatus: http.StatusAccepted,
 		Summary:       "Import leads from a CSV file",
 		Description: fmt.Sprintf("Takes a CSV file (`Content-Type: text/csv`) of at most %d MiB, this route's own limit (other "+
-			"requests take 2 MiB); a larger file is refused with 413 and nothing is imported: split it, or use `leadline import`. "+
+			"requests take 2 MiB); a larger file is refused with 422 E_PAYLOAD_INVALID and nothing is imported: split it, or use `leadline import`. "+
 			"It answers 202 with an import job to poll at GET /v1/imports/{id}. The server imports the file in the background "+
 			"with this key's rights: every row is created or updated with the rules of POST /v1/leads (matching order, fields "+
 			"filled only when empty, do-not-contact and blacklist), in transactions of 1,000 rows. A bad row is counted as rejected "+
@@ -61,7 +61,6 @@ func (s *Server) registerImports() {
 				Example: "Email,First Name,Last Name,Company,LinkedIn URL\nann@acme.test,Ann,Lee,Acme,https://www.linkedin.com/in/ann-lee\n",
 			}},
 		},
-		Errors:   []int{http.StatusRequestEntityTooLarge},
 		Metadata: map[string]any{metaUpload: true},
 	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *importInput) (*importOutput, error) {
 		file := takeUpload(ctx)

@@ -120,7 +120,7 @@ func TestImportRefusals(t *testing.T) {
 }
 
 // TestImportTakesLargeFiles: the import route takes files past the 2 MiB
-// that other bodies are held to, up to its own limit, and answers 413 in
+// that other bodies are held to, up to its own limit, and answers 422 in
 // the envelope above it; an Idempotency-Key covers the whole file.
 func TestImportTakesLargeFiles(t *testing.T) {
 	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
@@ -138,12 +138,12 @@ func TestImportTakesLargeFiles(t *testing.T) {
 		lead := fmt.Sprintf(`{"email_work": "x@x.test", "custom": {"notes": %q}}`, strings.Repeat("n", 3<<20))
 		assertEnvelope(t, e.call("POST", "/v1/leads", "member", lead), 422, "E_PAYLOAD_INVALID")
 
-		// Above the route's limit: 413, nothing recorded, the count taken.
+		// Above the route's limit: 422, nothing recorded, the count taken.
 		e.srv.maxUpload = 1 << 20
 		before := e.importCSV("member", "dry_run=true", "Email\nx@x.test\n")
 		e.waitImport("member", before.data()["id"].(string))
 		r = e.importCSV("member", "", big)
-		assertEnvelope(t, r, 413, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, r, 422, "E_PAYLOAD_INVALID")
 		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "larger than 1 MiB"))
 		is.True(strings.Contains(r.Body["error"].(map[string]any)["remedy"].(string), "leadline import"))
 		b, _ := strconv.Atoi(before.Header.Get("X-RateLimit-Remaining"))

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"sync"
 
@@ -37,7 +36,7 @@ type upload struct {
 type uploadKey struct{}
 
 // spool copies body to a temporary file, hashing it for the request's
-// fingerprint. A body over limit bytes is refused with 413, in the
+// fingerprint. A body over limit bytes is refused with 422, in the
 // envelope.
 func spool(body io.Reader, method, requestURI string, limit int64) (*upload, error) {
 	f, err := os.CreateTemp("", "leadline-upload-*")
@@ -67,8 +66,9 @@ func spool(body io.Reader, method, requestURI string, limit int64) (*upload, err
 	return &upload{file: f, fingerprint: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// uploadTooLarge is the answer to a file over the upload limit: 413, with
-// E_PAYLOAD_INVALID in the envelope.
+// uploadTooLarge is the answer to a file over the upload limit: 422
+// E_PAYLOAD_INVALID, the spec's status for invalid input, as every other
+// body over its limit gets.
 func uploadTooLarge(limit int64) *ErrorBody {
 	size := fmt.Sprintf("%d bytes", limit)
 	if limit%(1<<20) == 0 {
@@ -76,7 +76,6 @@ func uploadTooLarge(limit int64) *ErrorBody {
 	}
 	b := fromAPI(apikit.Invalid("The file is larger than "+size+", the most one request takes.",
 		"Split the file into parts of at most "+size+" and send each, or import it with `leadline import`, which reads a file of any size."))
-	b.status = http.StatusRequestEntityTooLarge
 	return b
 }
 
