@@ -49,6 +49,16 @@ type Console struct {
 	limiter *signInLimiter
 	// publicHost is the host of Options.PublicURL, "" without one.
 	publicHost string
+	// registered are the patterns handle registered (without the prefix),
+	// with the role each needs: what the tests sweep page by page.
+	registered []route
+}
+
+// route is a registered pattern ("GET /leads/{id}") and the role it needs
+// ("" for the pages before sign-in).
+type route struct {
+	Pattern string
+	Role    apikit.Role
 }
 
 // New returns the console on pl as one handler for the paths under

@@ -46,6 +46,7 @@ func (c *Console) handle(pattern string, role apikit.Role, h handler) {
 	if !ok {
 		method, path = "", pattern
 	}
+	c.registered = append(c.registered, route{Pattern: pattern, Role: role})
 	full := c.prefix + path
 	if method != "" {
 		full = method + " " + full

@@ -15,8 +15,9 @@ import (
 // Settings, for owners and managers: API keys (workspace.Service's
 // CreateKey, Keys and RevokeKey, as `leadline keys create|list|revoke`),
 // webhooks with their delivery log and replay (the webhooks service, as
-// the /v1/webhooks routes), and do-not-contact entries (POST
-// /v1/suppressions). Members are on their own page (members.go).
+// the /v1/webhooks routes), do-not-contact entries (POST
+// /v1/suppressions) and the blacklist (blacklist.go). Members are on their
+// own page (members.go).
 func (c *Console) routesSettings() {
 	c.handle("GET /settings", apikit.RoleManager, func(rq *Request) error { rq.Redirect("/settings/keys"); return nil })
 	c.handle("GET /settings/keys", apikit.RoleManager, c.keysPage)
@@ -29,10 +30,11 @@ func (c *Console) routesSettings() {
 	c.handle("POST /settings/deliveries/{id}/replay", apikit.RoleManager, c.replayDelivery)
 	c.handle("GET /settings/suppressions", apikit.RoleMember, c.suppressionsPage)
 	c.handle("POST /settings/suppressions", apikit.RoleMember, c.addSuppressions)
+	c.routesBlacklist()
 }
 
 // settingsTabs are the settings' pages.
-var settingsTabs = []struct{ Key, Label string }{{"keys", "API keys"}, {"webhooks", "Webhooks"}, {"suppressions", "Do not contact"}}
+var settingsTabs = []struct{ Key, Label string }{{"keys", "API keys"}, {"webhooks", "Webhooks"}, {"suppressions", "Do not contact"}, {"blacklist", "Blacklist"}}
 
 // settingsPage is the dot of a settings page's data: its tab and its own
 // data.

@@ -16,10 +16,7 @@ import (
 const searchExpr = `(coalesce(l.name, '') || E'\x1f' || coalesce(l.company, '') || E'\x1f' || coalesce(l.headline, '') || E'\x1f' || coalesce(l.email_work, ''))`
 
 // likePattern turns q into a LIKE pattern matching it as a substring.
-func likePattern(q string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(q) + "%"
-}
+var likePattern = db.LikePattern
 
 // applyFilter adds f's conditions (and the client scope) to q.
 func (s *BunStore) applyFilter(q *bun.SelectQuery, workspaceID string, scope []string, f Filter) *bun.SelectQuery {

@@ -88,7 +88,25 @@ func (ws *WorkspaceSpec) validate() error {
 			}
 		}
 	}
+	for _, bl := range ws.Blacklist.byKind() {
+		for _, v := range bl.values {
+			if _, err := BlacklistValue(bl.kind, v); err != nil {
+				return apikit.Prefixed(fmt.Sprintf("Workspace %q: blacklist: ", ws.Name), err)
+			}
+		}
+	}
 	return nil
+}
+
+// byKind pairs each kind of entry with the values the spec lists.
+func (b BlacklistSpec) byKind() []struct {
+	kind   string
+	values []string
+} {
+	return []struct {
+		kind   string
+		values []string
+	}{{BlacklistCompany, b.Companies}, {BlacklistDomain, b.Domains}, {BlacklistLinkedIn, b.LinkedIn}}
 }
 
 // Apply creates or updates the workspaces in setup, in one transaction, and
@@ -261,11 +279,9 @@ func (s *Service) applyOne(ctx context.Context, ws WorkspaceSpec) (*Workspace, [
 		}
 	}
 
-	for _, bl := range []struct {
-		kind   string
-		values []string
-	}{{BlacklistCompany, ws.Blacklist.Companies}, {BlacklistDomain, ws.Blacklist.Domains}, {BlacklistLinkedIn, ws.Blacklist.LinkedIn}} {
-		for _, v := range nonEmptyLower(bl.values...) {
+	for _, bl := range ws.Blacklist.byKind() {
+		for _, v := range bl.values {
+			v, _ := BlacklistValue(bl.kind, v) // validate checked it
 			added, err := s.store.InsertBlacklist(ctx, &BlacklistEntry{ID: apikit.NewID(), WorkspaceID: w.ID, Kind: bl.kind, Value: v, CreatedAt: now})
 			if err != nil {
 				return nil, nil, err

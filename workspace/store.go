@@ -44,6 +44,17 @@ type Store interface {
 	// BlacklistMatch returns which of values the workspace lists under
 	// kind; values are compared as they are (entries are lower-case).
 	BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (map[string]bool, error)
+	// Blacklist returns a page of the workspace's entries by kind and
+	// value (then id), of f.Kind when it is set, whose value contains f.Q
+	// (as given: entries are lower-case), with how many match in all.
+	Blacklist(ctx context.Context, workspaceID string, f BlacklistFilter) ([]BlacklistEntry, int, error)
+	// BlacklistByIDs returns the workspace's entries among ids.
+	BlacklistByIDs(ctx context.Context, workspaceID string, ids []string) ([]BlacklistEntry, error)
+	// BlacklistByValues returns the workspace's entries of kind among
+	// values.
+	BlacklistByValues(ctx context.Context, workspaceID, kind string, values []string) ([]BlacklistEntry, error)
+	// DeleteBlacklist deletes the workspace's entries among ids.
+	DeleteBlacklist(ctx context.Context, workspaceID string, ids []string) error
 	// InsertKey adds k, limited to clientIDs when there are any.
 	InsertKey(ctx context.Context, k *Key, clientIDs []string) error
 	// Credential returns the key whose secret hashes to hash, with its
@@ -212,6 +223,45 @@ func (s *BunStore) InsertBlacklist(ctx context.Context, r *BlacklistEntry) (bool
 // of kind. Values are stored and compared lower-case.
 func (s *BunStore) BlacklistMatch(ctx context.Context, workspaceID, kind string, values []string) (map[string]bool, error) {
 	return db.Listed(ctx, s.idb(ctx), "blacklist", workspaceID, kind, values)
+}
+
+func (s *BunStore) Blacklist(ctx context.Context, workspaceID string, f BlacklistFilter) ([]BlacklistEntry, int, error) {
+	l := db.List[BlacklistEntry](s.idb(ctx), "", workspaceID, nil).Equal("kind", f.Kind)
+	if f.Q != "" {
+		l = l.Where(`value LIKE ? ESCAPE '\'`, db.LikePattern(f.Q))
+	}
+	return l.Page(ctx, "kind, value, id", f.Limit, f.Offset)
+}
+
+func (s *BunStore) BlacklistByIDs(ctx context.Context, workspaceID string, ids []string) ([]BlacklistEntry, error) {
+	return s.blacklistWhere(ctx, workspaceID, "id", ids, "")
+}
+
+func (s *BunStore) BlacklistByValues(ctx context.Context, workspaceID, kind string, values []string) ([]BlacklistEntry, error) {
+	return s.blacklistWhere(ctx, workspaceID, "value", values, kind)
+}
+
+// blacklistWhere reads the workspace's entries whose column is among in,
+// of kind when it is set, by kind and value.
+func (s *BunStore) blacklistWhere(ctx context.Context, workspaceID, column string, in []string, kind string) ([]BlacklistEntry, error) {
+	var out []BlacklistEntry
+	if len(in) == 0 {
+		return out, nil
+	}
+	q := s.idb(ctx).NewSelect().Model(&out).Where("workspace_id = ?", workspaceID).Where("? IN (?)", bun.Ident(column), bun.In(in))
+	if kind != "" {
+		q = q.Where("kind = ?", kind)
+	}
+	err := q.Order("kind", "value", "id").Scan(ctx)
+	return out, err
+}
+
+func (s *BunStore) DeleteBlacklist(ctx context.Context, workspaceID string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.idb(ctx).NewDelete().Model((*BlacklistEntry)(nil)).Where("workspace_id = ?", workspaceID).Where("id IN (?)", bun.In(ids)).Exec(ctx)
+	return err
 }
 
 func (s *BunStore) InsertKey(ctx context.Context, k *Key, clientIDs []string) error {

@@ -76,15 +76,21 @@ const (
 )
 
 // BlacklistEntry is one value on a workspace's blacklist of a kind,
-// stored lower-case.
+// stored lower-case (BlacklistValue), with who added it.
 type BlacklistEntry struct {
 	bun.BaseModel `bun:"table:blacklist"`
 
-	ID          string    `bun:"id,pk"`
-	WorkspaceID string    `bun:"workspace_id"`
-	Kind        string    `bun:"kind"`
-	Value       string    `bun:"value"`
-	CreatedAt   time.Time `bun:"created_at"`
+	ID          string `bun:"id,pk" json:"id"`
+	WorkspaceID string `bun:"workspace_id" json:"-"`
+	Kind        string `bun:"kind" json:"kind"`
+	Value       string `bun:"value" json:"value"`
+	// MemberID is the member who added the entry in the console; empty
+	// for the setup file and the command line.
+	MemberID  string    `bun:"member_id,nullzero" json:"member_id,omitempty"`
+	CreatedAt time.Time `bun:"created_at" json:"created_at"`
+
+	// MemberEmail is the adding member's email, filled when listing.
+	MemberEmail string `bun:"-" json:"member_email,omitempty"`
 }
 
 // Catalog is what a principal may see of the workspace's named things.

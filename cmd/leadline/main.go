@@ -1,5 +1,6 @@
 // Command leadline runs the leadline API server and manages its database:
-// migrations, declarative workspace setup, API keys and a demo workspace.
+// migrations, declarative workspace setup, API keys, the blacklist and a
+// demo workspace.
 package main
 
 import (
@@ -33,6 +34,9 @@ Usage:
   leadline keys revoke [--db …] --workspace NAME --key ID
   leadline members invite [--db …] --workspace NAME --email EMAIL --role owner|manager|member|client_viewer
                           [--client NAME]… [--public-url URL]
+  leadline blacklist list   [--db …] --workspace NAME [--kind company|domain|linkedin] [--q TEXT] [--json]
+  leadline blacklist add    [--db …] --workspace NAME --kind company|domain|linkedin VALUE…
+  leadline blacklist remove [--db …] --workspace NAME ID…   (or --kind KIND VALUE…)
   leadline demo    [--db …]
   leadline import  FILE.csv [--db …] --workspace NAME [--client NAME] [--map column=field]… [--tag NAME]… [--dry-run]
   leadline work    [--db …] [--tick 5s] [--workers 8] [--group 64] [--webhooks-allow-private] [--public-url URL]
@@ -115,6 +119,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdKeys(ctx, args[1:], stdout)
 	case "members":
 		return cmdMembers(ctx, args[1:], stdout)
+	case "blacklist":
+		return cmdBlacklist(ctx, args[1:], stdout)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "import":

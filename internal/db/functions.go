@@ -28,3 +28,10 @@ func init() {
 		panic("register " + FoldFunc + ": " + err.Error())
 	}
 }
+
+// LikePattern turns q into a LIKE pattern (with ESCAPE '\') matching it as
+// a substring.
+func LikePattern(q string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(q) + "%"
+}

@@ -24,6 +24,7 @@ func TestStore(t *testing.T, open Open) {
 	t.Run("WorkspacesAndMembers", func(t *testing.T) { workspacesAndMembers(t, open) })
 	t.Run("Named", func(t *testing.T) { named(t, open) })
 	t.Run("Blacklist", func(t *testing.T) { blacklist(t, open) })
+	t.Run("BlacklistPages", func(t *testing.T) { blacklistPages(t, open) })
 	t.Run("Keys", func(t *testing.T) { keys(t, open) })
 	t.Run("Revocation", func(t *testing.T) { revocation(t, open) })
 	t.Run("Invites", func(t *testing.T) { invites(t, open) })
@@ -158,6 +159,88 @@ func blacklist(t *testing.T, open Open) {
 	hits, err = st.BlacklistMatch(ctx, w.ID, workspace.BlacklistLinkedIn, []string{"globex.example"})
 	is.NoErr(err)
 	is.Equal(len(hits), 0)
+}
+
+// blacklistPages: the list comes by kind and value, a page at a time with
+// the total, of one kind, or of values containing a text (LIKE's own
+// characters taken as they are), with who added each entry; entries read
+// back by id and by value in their workspace only, and deleted by id in
+// their workspace only.
+func blacklistPages(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	w, ms := world(t, st, "acme", "boss@acme.test")
+	other, _ := world(t, st, "other")
+	add := func(ws, kind, value, member string) workspace.BlacklistEntry {
+		e := workspace.BlacklistEntry{ID: apikit.NewID(), WorkspaceID: ws, Kind: kind, Value: value, MemberID: member, CreatedAt: at}
+		added, err := st.InsertBlacklist(ctx, &e)
+		is.NoErr(err)
+		is.True(added)
+		return e
+	}
+	umbrella := add(w.ID, workspace.BlacklistCompany, "umbrella", ms[0].ID)
+	globexCo := add(w.ID, workspace.BlacklistCompany, "globex_corp", "")
+	globex := add(w.ID, workspace.BlacklistDomain, "globex.example", "")
+	jane := add(w.ID, workspace.BlacklistLinkedIn, "jane-doe", "")
+	add(other.ID, workspace.BlacklistDomain, "globex.example", "")
+	values := func(es []workspace.BlacklistEntry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Kind+":"+e.Value)
+		}
+		return out
+	}
+
+	page, total, err := st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Limit: 3})
+	is.NoErr(err)
+	is.Equal(total, 4)
+	is.Equal(values(page), []string{"company:globex_corp", "company:umbrella", "domain:globex.example"})
+	is.Equal(page[1].MemberID, ms[0].ID) // who added it
+	is.Equal(page[0].MemberID, "")
+	is.True(page[1].CreatedAt.Equal(at))
+	page, total, err = st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Limit: 3, Offset: 3})
+	is.NoErr(err)
+	is.Equal(total, 4)
+	is.Equal(values(page), []string{"linkedin:jane-doe"})
+	page, total, err = st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Kind: workspace.BlacklistCompany, Limit: 10})
+	is.NoErr(err)
+	is.Equal(total, 2)
+	is.Equal(values(page), []string{"company:globex_corp", "company:umbrella"})
+	page, total, err = st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Q: "globex", Limit: 10})
+	is.NoErr(err)
+	is.Equal(total, 2)
+	is.Equal(values(page), []string{"company:globex_corp", "domain:globex.example"})
+	page, _, err = st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Q: "x_", Limit: 10}) // _ is no wildcard
+	is.NoErr(err)
+	is.Equal(values(page), []string{"company:globex_corp"})
+	page, _, err = st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Q: "%", Limit: 10})
+	is.NoErr(err)
+	is.Equal(len(page), 0)
+
+	got, err := st.BlacklistByIDs(ctx, w.ID, []string{jane.ID, umbrella.ID, apikit.NewID()})
+	is.NoErr(err)
+	is.Equal(values(got), []string{"company:umbrella", "linkedin:jane-doe"})
+	got, err = st.BlacklistByIDs(ctx, other.ID, []string{jane.ID})
+	is.NoErr(err)
+	is.Equal(len(got), 0)
+	got, err = st.BlacklistByIDs(ctx, w.ID, nil)
+	is.NoErr(err)
+	is.Equal(len(got), 0)
+	got, err = st.BlacklistByValues(ctx, w.ID, workspace.BlacklistDomain, []string{"globex.example", "umbrella"})
+	is.NoErr(err)
+	is.Equal(len(got), 1)
+	is.Equal(got[0].ID, globex.ID)
+
+	is.NoErr(st.DeleteBlacklist(ctx, other.ID, []string{globexCo.ID})) // not its entry
+	is.NoErr(st.DeleteBlacklist(ctx, w.ID, []string{globexCo.ID, globex.ID}))
+	page, total, err = st.Blacklist(ctx, w.ID, workspace.BlacklistFilter{Limit: 10})
+	is.NoErr(err)
+	is.Equal(total, 2)
+	is.Equal(values(page), []string{"company:umbrella", "linkedin:jane-doe"})
+	hits, err := st.BlacklistMatch(ctx, other.ID, workspace.BlacklistDomain, []string{"globex.example"})
+	is.NoErr(err)
+	is.Equal(hits, map[string]bool{"globex.example": true})
 }
 
 // keys: a key reads back by id in its workspace only and with its
