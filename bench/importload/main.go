@@ -40,7 +40,7 @@ func main() {
 	dsn := flag.String("db", "/tmp/leadline-import.db", "database: a SQLite file or a postgres:// URL (a fresh one: the script adds its own workspace)")
 	n := flag.Int("n", 1_000_000, "rows in the imported file; half match leads seeded first")
 	oneByOne := flag.Int("one-by-one", 2000, "rows sent one by one through POST /v1/leads for comparison (0: none)")
-	batch := flag.Int("batch", 1000, "rows per transaction")
+	batch := flag.Int("batch", leads.DefaultImportBatch, "rows per transaction")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the import (not the seed) to this file")
 	flag.Parse()
 	ctx := context.Background()
