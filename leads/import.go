@@ -29,7 +29,8 @@ type ImportOptions struct {
 	Map []string
 	// DryRun writes nothing and reports the counts a real run would give.
 	DryRun bool
-	// BatchSize is how many rows one transaction writes (default 1000).
+	// BatchSize is how many rows one transaction writes (default
+	// DefaultImportBatch).
 	BatchSize int
 	// MaxErrors is how many row errors the report keeps (default 100);
 	// every rejected row is counted.
@@ -462,8 +463,17 @@ func (im *importer) readBatches(ctx context.Context, size int, clientID string) 
 	return out
 }
 
+// DefaultImportBatch is how many rows an import writes per transaction
+// unless told otherwise. On SQLite every commit flushes the full-text
+// index's pending terms into a new segment that later merges rewrite, so
+// larger transactions cost less CPU per row (docs/PERFORMANCE.md,
+// 2026-11-27); the price is the write lock held for the whole batch, which
+// other writers wait for (busy_timeout, 10 s): 5,000 rows hold it about
+// half a second on an idle core.
+const DefaultImportBatch = 5000
+
 func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt ImportOptions) (*ImportReport, error) {
-	size := cmp0(opt.BatchSize, 1000)
+	size := cmp0(opt.BatchSize, DefaultImportBatch)
 	maxErrs := cmp0(opt.MaxErrors, 100)
 	rep := &ImportReport{Errors: []RowError{}, Columns: im.mapping.columns}
 	reject := func(line int, err error) {

@@ -39,7 +39,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&maps, "map", "column=field (repeatable): a lead field, first_name, last_name, custom.KEY, or - to leave the column out")
 	fs.Var(&tags, "tag", "tag every imported lead with this tag (repeatable)")
 	dry := fs.Bool("dry-run", false, "write nothing; report the counts a real import would give")
-	batch := fs.Int("batch", 1000, "rows per transaction")
+	batch := fs.Int("batch", leads.DefaultImportBatch, "rows per transaction")
 	// The file comes first or last: flag parsing stops at the first
 	// argument that is not a flag.
 	var file string
