@@ -35,8 +35,9 @@ type Store interface {
 
 // Owner names, as an SQL expression and its arguments, the member a new
 // task t goes to, or NULL: a read view of the area that knows (the lead's
-// thread, the enrollment's log). The INSERT evaluates it, so finding the
-// owner costs the runner no statement of its own.
+// thread, the enrollment's log), of the column's type (a bare NULL has
+// none on Postgres). The INSERT evaluates it, so finding the owner costs
+// the runner no statement of its own.
 type Owner func(t *Task) (expr string, args []any)
 
 // Filter narrows a list of tasks.
@@ -65,7 +66,7 @@ func (b *BunStore) Insert(ctx context.Context, t *Task, owners ...Owner) (bool, 
 	if t.AssigneeID != nil || len(owners) == 0 {
 		return db.InsertIfAbsent(ctx, b.db.IDB(ctx), t, "enrollment_id, step_id, step_started_at")
 	}
-	exprs, args := make([]string, 0, len(owners)+1), []any{}
+	exprs, args := make([]string, 0, len(owners)+1), []any(nil)
 	for _, o := range owners {
 		e, a := o(t)
 		exprs, args = append(exprs, e), append(args, a...)
