@@ -344,6 +344,7 @@ func (c *Client) PauseSequence(ctx context.Context, id string) (*sequences.Seque
 // TasksParams filter ListTasks.
 type TasksParams struct {
 	Status     string    `query:"status"`
+	AssigneeID string    `query:"assignee_id"` // a member id, or "none"
 	SequenceID string    `query:"sequence_id"`
 	LeadID     string    `query:"lead_id"`
 	ClientID   string    `query:"client_id"`
@@ -369,6 +370,16 @@ func (c *Client) GetTask(ctx context.Context, id string) (*tasks.Task, error) {
 // CompleteTask closes an open task and moves its enrollment on.
 func (c *Client) CompleteTask(ctx context.Context, id string, in tasks.CompleteInput) (*tasks.Task, error) {
 	return send[*tasks.Task](ctx, c, http.MethodPost, pathOf("/v1/tasks/{id}/complete", id), in)
+}
+
+// SetTaskAssignee assigns a task to a member; nil unassigns it.
+func (c *Client) SetTaskAssignee(ctx context.Context, id string, memberID *string) (*tasks.Task, error) {
+	return send[*tasks.Task](ctx, c, http.MethodPut, pathOf("/v1/tasks/{id}/assignee", id), assigneeBody{memberID})
+}
+
+// assigneeBody is the body of the assignee operations.
+type assigneeBody struct {
+	AssigneeID *string `json:"assignee_id"`
 }
 
 // Inbox
@@ -417,10 +428,7 @@ func (c *Client) SetThreadIntent(ctx context.Context, id string, intent inbox.In
 
 // SetThreadAssignee assigns a thread to a member; nil unassigns it.
 func (c *Client) SetThreadAssignee(ctx context.Context, id string, memberID *string) (*inbox.Thread, error) {
-	body := struct {
-		AssigneeID *string `json:"assignee_id"`
-	}{memberID}
-	return send[*inbox.Thread](ctx, c, http.MethodPut, pathOf("/v1/threads/{id}/assignee", id), body)
+	return send[*inbox.Thread](ctx, c, http.MethodPut, pathOf("/v1/threads/{id}/assignee", id), assigneeBody{memberID})
 }
 
 // MarkThreadRead marks a thread read.

@@ -357,3 +357,14 @@ func opt(s string) *string {
 	}
 	return &s
 }
+
+// Actor is a read view for another area's statement: the SQL expression
+// of the member who wrote the lead's first event of kind about an
+// enrollment, or NULL (an event the runner or a command wrote names no
+// member). lead, enrollment and kind are SQL expressions (a column, or ?
+// for an argument). It reads the lead's events through their lead_id
+// index.
+func Actor(lead, enrollment, kind string) string {
+	return "(SELECT ev.member_id FROM events AS ev WHERE ev.lead_id = " + lead + " AND ev.enrollment_id = " + enrollment +
+		" AND ev.kind = " + kind + " ORDER BY ev.created_at, ev.id LIMIT 1)"
+}

@@ -219,14 +219,7 @@ func (b *BunStore) LastInbound(ctx context.Context, threadID string) (*Message, 
 
 // List returns one page of the workspace's threads, newest activity first.
 func (b *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Thread, int, error) {
-	q := db.List[Thread](b.db.IDB(ctx), "th", workspaceID, scope).Equal("intent", string(f.Intent))
-	switch f.AssigneeID {
-	case "":
-	case "none":
-		q.Where("th.assignee_id IS NULL")
-	default:
-		q.Where("th.assignee_id = ?", f.AssigneeID)
-	}
+	q := db.List[Thread](b.db.IDB(ctx), "th", workspaceID, scope).Equal("intent", string(f.Intent)).EqualOrNone("assignee_id", f.AssigneeID)
 	q.Equal("sender_id", f.SenderID).Equal("sequence_id", f.SequenceID).Equal("client_id", f.ClientID).Equal("lead_id", f.LeadID)
 	if f.Unread != nil {
 		q.Where("th.unread = ?", *f.Unread)

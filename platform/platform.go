@@ -93,7 +93,8 @@ func New(cfg Config) *Platform {
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.SenderSecrets = senders.NewSecrets(d, clock, cfg.SecretKey)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
-	p.Tasks = tasks.NewService(d, clock, p.Log)
+	p.Tasks = tasks.NewService(d, clock, p.Workspaces, p.Log)
+	p.Tasks.AssignWith(taskOwners(d)...)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Inbox, p.Log, cfg.SecretKey)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
@@ -151,4 +152,21 @@ type stopper struct{ *enrollments.Service }
 
 func (s stopper) ForReply(ctx context.Context, workspaceID, leadID string) (inbox.ReplyStop, error) {
 	return s.Service.ForReply(ctx, workspaceID, leadID)
+}
+
+// taskOwners are who a task step's task goes to, the first that names a
+// member: the member who owns the conversation with the lead (the
+// assignee of the lead's most recently active assigned thread), else the
+// member who enrolled the lead (the member of the enrollment's
+// enrollment.created event: a member in the console, or the member whose
+// key committed it). Both are read in the task's INSERT (docs/DECISIONS.md).
+func taskOwners(d *db.DB) []tasks.Owner {
+	thread := inbox.LeadAssignee(d, "?")
+	enroller := events.Actor("?", "?", "?")
+	return []tasks.Owner{
+		func(t *tasks.Task) (string, []any) { return thread, []any{t.LeadID} },
+		func(t *tasks.Task) (string, []any) {
+			return enroller, []any{t.LeadID, t.EnrollmentID, enrollments.EventCreated}
+		},
+	}
 }

@@ -104,6 +104,30 @@ func TestTaskRoutes(t *testing.T) {
 		is.Equal(e.call("GET", "/v1/tasks/"+tasks[ann], "globexViewer", nil).data()["lead_id"], ann)
 		is.Equal(e.call("GET", "/v1/tasks", "other", nil).Body["total"], 0.0)
 
+		// Assignment: the member key's member (the owner) enrolled both
+		// leads, so the tasks are the owner's; a member of the workspace or
+		// null, as threads are assigned.
+		var owner, boss string
+		ctx := context.Background()
+		is.NoErr(e.db.NewSelect().Table("members").Column("id").Where("email = ?", "owner@acme.test").Scan(ctx, &owner))
+		is.NoErr(e.db.NewSelect().Table("members").Column("id").Where("email = ?", "boss@acme.test").Scan(ctx, &boss))
+		is.Equal(task["assignee_id"], owner)
+		is.Equal(e.call("GET", "/v1/tasks?assignee_id="+owner+"&status=open", "viewer", nil).Body["total"], 2.0)
+		is.Equal(e.call("GET", "/v1/tasks?assignee_id=none", "viewer", nil).Body["total"], 0.0)
+		assertEnvelope(t, e.call("GET", "/v1/tasks?assignee_id=bob", "viewer", nil), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("PUT", "/v1/tasks/"+tasks[ann]+"/assignee", "viewer", map[string]any{"assignee_id": boss}), 403, "E_FORBIDDEN")
+		assertEnvelope(t, e.call("PUT", "/v1/tasks/"+tasks[cy]+"/assignee", "globex", map[string]any{"assignee_id": boss}), 404, "E_NOT_FOUND")
+		assertEnvelope(t, e.call("PUT", "/v1/tasks/"+tasks[ann]+"/assignee", "member", map[string]any{"assignee_id": "0193a000-0000-7000-8000-000000000000"}), 422, "E_PAYLOAD_INVALID")
+		assertEnvelope(t, e.call("PUT", "/v1/tasks/"+tasks[ann]+"/assignee", "member", map[string]any{}), 422, "E_PAYLOAD_INVALID")
+		r = e.call("PUT", "/v1/tasks/"+tasks[ann]+"/assignee", "globex", map[string]any{"assignee_id": boss})
+		is.Equal(r.Status, 200)
+		is.Equal(r.Header.Get("X-RateLimit-Limit"), "300") // write class
+		is.Equal(r.data()["assignee_id"], boss)
+		is.Equal(e.call("GET", "/v1/tasks?assignee_id="+boss, "viewer", nil).Body["total"], 1.0)
+		is.Equal(e.call("PUT", "/v1/tasks/"+tasks[cy]+"/assignee", "member", map[string]any{"assignee_id": nil}).data()["assignee_id"], nil)
+		is.Equal(e.call("GET", "/v1/tasks?assignee_id=none", "viewer", nil).Body["total"], 1.0)
+		is.Equal(e.call("GET", "/v1/tasks/"+tasks[cy], "viewer", nil).data()["assignee_id"], nil)
+
 		// Before its due time the task is an ordinary wait; past it, the
 		// sequence is held and why-not-sending says tasks_pending.
 		w := e.call("GET", "/v1/sequences/"+ids["Call Globex"]+"/why-not-sending", "viewer", nil).data()
@@ -160,5 +184,6 @@ func TestTaskRoutes(t *testing.T) {
 		}
 		is.True(slices.Contains(kinds, "task.created"))
 		is.True(slices.Contains(kinds, "task.completed"))
+		is.True(slices.Contains(kinds, "task.assigned"))
 	})
 }

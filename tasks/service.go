@@ -13,19 +13,34 @@ import (
 // EventLog is what the tasks area needs of the activity log.
 type EventLog = events.Emitter
 
+// Members is what the tasks area needs of the workspace area.
+type Members interface {
+	// IsMember reports whether memberID is an active member of the
+	// workspace (false for an id that is not a valid id). Returns only
+	// the database's errors.
+	IsMember(ctx context.Context, workspaceID, memberID string) (bool, error)
+}
+
 // Service holds the task rules.
 type Service struct {
 	db       *db.DB
 	store    Store
 	clock    apikit.Clock
+	members  Members
 	log      EventLog
 	finished []func(ctx context.Context, t *Task) error
+	owners   []Owner
 }
 
 // NewService returns the tasks service on d.
-func NewService(d *db.DB, clock apikit.Clock, log EventLog) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, log: log}
+func NewService(d *db.DB, clock apikit.Clock, members Members, log EventLog) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, members: members, log: log}
 }
+
+// AssignWith sets who a task step's new task goes to: the first member
+// owners name, in order (none: nobody). The platform gives the lead's
+// thread's assignee, then the member who enrolled the lead.
+func (svc *Service) AssignWith(owners ...Owner) { svc.owners = owners }
 
 // OnFinish registers fn to run in the transaction that completes a task,
 // with the task's new status, before the task is written: the enrollments
@@ -39,7 +54,7 @@ func (svc *Service) OnFinish(fn func(ctx context.Context, t *Task) error) {
 func (svc *Service) Open(ctx context.Context, t Task) (*Task, error) {
 	now := db.Now(ctx, svc.clock)
 	t.ID, t.Status, t.CreatedAt, t.UpdatedAt = apikit.NewID(), Open, now, now
-	created, err := svc.store.Insert(ctx, &t)
+	created, err := svc.store.Insert(ctx, &t, svc.owners...)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +62,7 @@ func (svc *Service) Open(ctx context.Context, t Task) (*Task, error) {
 		return svc.store.ForVisit(ctx, t.EnrollmentID, t.StepID, t.StepStartedAt)
 	}
 	return &t, svc.log.EmitMany(ctx, []events.Event{svc.event(&t, EventCreated, "", map[string]any{
-		"task_id": t.ID, "title": t.Title, "due_at": t.DueAt})})
+		"task_id": t.ID, "title": t.Title, "due_at": t.DueAt, "assignee_id": t.AssigneeID})})
 }
 
 func (svc *Service) event(t *Task, kind, memberID string, data map[string]any) events.Event {
@@ -64,7 +79,8 @@ func (svc *Service) Visible(ctx context.Context, p apikit.Principal, id string) 
 
 // List returns one page of the tasks visible to the principal, the
 // earliest due first.
-// Returns E_PAYLOAD_INVALID for a bad page and E_FORBIDDEN for a client
+// Returns E_PAYLOAD_INVALID for a bad page or an assignee filter that is
+// neither a member id nor none, and E_FORBIDDEN for a client
 // filter outside the key's scope.
 func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (apikit.Page[Task], error) {
 	if err := apikit.CheckPage(&f.Limit, f.Offset); err != nil {
@@ -73,11 +89,48 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (api
 	if err := apikit.CheckClientFilter(p, f.ClientID); err != nil {
 		return apikit.Page[Task]{}, err
 	}
+	if f.AssigneeID != "" && f.AssigneeID != "none" && !apikit.ValidID(f.AssigneeID) {
+		return apikit.Page[Task]{}, apikit.Invalid("assignee_id must be a member id or none.", "Send a member's uuid, or none for unassigned tasks.")
+	}
 	ts, total, err := svc.store.List(ctx, p.WorkspaceID, p.ClientIDs, f)
 	if err != nil {
 		return apikit.Page[Task]{}, err
 	}
 	return apikit.NewPage(ts, total, f.Limit, f.Offset), nil
+}
+
+// SetAssignee gives the task to a member of the workspace, or to nobody
+// (nil), whatever its status, as threads are assigned.
+// Returns E_PAYLOAD_INVALID for an id that is not an active member and
+// E_NOT_FOUND if the task is not visible.
+func (svc *Service) SetAssignee(ctx context.Context, p apikit.Principal, id string, assigneeID *string) (*Task, error) {
+	var t *Task
+	err := svc.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if t, err = svc.Visible(ctx, p, id); err != nil {
+			return err
+		}
+		if assigneeID != nil {
+			ok, err := svc.members.IsMember(ctx, p.WorkspaceID, *assigneeID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return apikit.Invalid(fmt.Sprintf("assignee_id %s is not an active member of this workspace.", *assigneeID),
+					"Assign the task to a member of the workspace, or send null to unassign it.")
+			}
+		}
+		if apikit.Deref(t.AssigneeID) == apikit.Deref(assigneeID) {
+			return nil
+		}
+		t.AssigneeID, t.UpdatedAt = assigneeID, db.Now(ctx, svc.clock)
+		if err := svc.store.SetAssignee(ctx, t); err != nil {
+			return err
+		}
+		return svc.log.EmitMany(ctx, []events.Event{svc.event(t, EventAssigned, p.MemberID,
+			map[string]any{"task_id": t.ID, "assignee_id": assigneeID})})
+	})
+	return t, err
 }
 
 // CompleteInput is the body of a task completion.

@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/leadline/leadline/internal/db"
@@ -8,6 +9,7 @@ import (
 	"github.com/leadline/leadline/internal/fixture"
 	"github.com/leadline/leadline/tasks"
 	"github.com/leadline/leadline/tasks/taskstest"
+	"github.com/leadline/leadline/workspace"
 )
 
 // TestBunStore runs the store contract on SQLite, and on Postgres when
@@ -18,8 +20,13 @@ func TestBunStore(t *testing.T) {
 		taskstest.TestStore(t, func(t *testing.T) (tasks.Store, taskstest.Fixture) {
 			d := open(t)
 			w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex", "Initech"}, Leads: 2, Enrolled: true})
+			ms, err := workspace.NewBunStore(d).Members(context.Background(), w.WorkspaceID)
+			if err != nil || len(ms) == 0 {
+				t.Fatalf("the fixture's members: %v, %v", ms, err)
+			}
 			return tasks.NewBunStore(d), taskstest.Fixture{WorkspaceID: w.WorkspaceID, SequenceID: w.SequenceID,
-				ClientIDs: [2]string{w.Clients["Globex"], w.Clients["Initech"]}, LeadIDs: [2]string(w.LeadIDs), EnrollmentIDs: [2]string(w.EnrollmentIDs)}
+				ClientIDs: [2]string{w.Clients["Globex"], w.Clients["Initech"]}, LeadIDs: [2]string(w.LeadIDs), EnrollmentIDs: [2]string(w.EnrollmentIDs),
+				MemberID: ms[0].ID}
 		})
 	})
 }

@@ -56,6 +56,16 @@ func (l *ListQuery[T]) Equal(column, value string) *ListQuery[T] {
 	return l
 }
 
+// EqualOrNone is Equal for a nullable column whose filter takes "none" for
+// the rows where it is NULL (an assignee filter: a member id, or none).
+func (l *ListQuery[T]) EqualOrNone(column, value string) *ListQuery[T] {
+	if value == "none" {
+		l.q = l.q.Where(qualified(l.alias, column) + " IS NULL")
+		return l
+	}
+	return l.Equal(column, value)
+}
+
 // Where keeps the rows that meet query, a condition with ? placeholders
 // for args, as bun's Where does.
 func (l *ListQuery[T]) Where(query string, args ...any) *ListQuery[T] {

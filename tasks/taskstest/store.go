@@ -16,11 +16,14 @@ import (
 
 // Fixture is what a fresh store comes with: a workspace, two of its
 // clients, one of its sequences, two of its leads and each lead's
-// enrollment in the sequence (EnrollmentIDs[i] is LeadIDs[i]'s).
+// enrollment in the sequence (EnrollmentIDs[i] is LeadIDs[i]'s), and a
+// member.
 type Fixture struct {
 	WorkspaceID, SequenceID string
 	ClientIDs               [2]string
 	LeadIDs, EnrollmentIDs  [2]string
+	// MemberID is an active member of the workspace.
+	MemberID string
 }
 
 // Open returns a fresh store and its fixture.
@@ -32,6 +35,65 @@ func TestStore(t *testing.T, open Open) {
 	t.Run("OneTaskPerVisit", func(t *testing.T) { onePerVisit(t, open) })
 	t.Run("FinishOnce", func(t *testing.T) { finishOnce(t, open) })
 	t.Run("List", func(t *testing.T) { list(t, open) })
+	t.Run("Assignee", func(t *testing.T) { assignee(t, open) })
+}
+
+// assignee: a task keeps the assignee it is inserted with; without one it
+// takes the first member its owners name, in the INSERT, and none when
+// they name nobody; a visit that has its task already takes nothing;
+// SetAssignee changes it; the assignee filter takes a member or none.
+func assignee(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, f := open(t)
+	nobody := func(*tasks.Task) (string, []any) { return "(SELECT m.id FROM members AS m WHERE m.id IS NULL)", nil }
+	member := func(*tasks.Task) (string, []any) {
+		return "(SELECT m.id FROM members AS m WHERE m.id = ?)", []any{f.MemberID}
+	}
+	given := task(f, 0, nil, "call", at)
+	given.AssigneeID = &f.MemberID
+	owned := task(f, 1, nil, "call", at.Add(time.Hour))
+	none := task(f, 1, nil, "note", at.Add(2*time.Hour))
+	for _, tk := range []*tasks.Task{given, owned} {
+		added, err := st.Insert(ctx, tk, nobody, member)
+		is.NoErr(err)
+		is.True(added)
+		is.Equal(apikit.Deref(tk.AssigneeID), f.MemberID)
+	}
+	added, err := st.Insert(ctx, none, nobody)
+	is.NoErr(err)
+	is.True(added)
+	is.Equal(none.AssigneeID, nil)
+	again := task(f, 1, nil, "note", at.Add(2*time.Hour))
+	added, err = st.Insert(ctx, again, member)
+	is.NoErr(err)
+	is.True(!added)
+	got, err := st.ByID(ctx, f.WorkspaceID, none.ID)
+	is.NoErr(err)
+	is.Equal(got.AssigneeID, nil)
+
+	ids := func(assignee string) []string {
+		t.Helper()
+		page, _, err := st.List(ctx, f.WorkspaceID, nil, tasks.Filter{AssigneeID: assignee, Status: tasks.Open, Limit: 10})
+		is.NoErr(err)
+		out := []string{}
+		for _, tk := range page {
+			out = append(out, tk.ID)
+		}
+		return out
+	}
+	is.Equal(ids(f.MemberID), []string{given.ID, owned.ID})
+	is.Equal(ids("none"), []string{none.ID})
+	none.AssigneeID, none.UpdatedAt = &f.MemberID, at.Add(3*time.Hour)
+	is.NoErr(st.SetAssignee(ctx, none))
+	is.Equal(ids("none"), []string{})
+	got, err = st.ByID(ctx, f.WorkspaceID, none.ID)
+	is.NoErr(err)
+	is.Equal(*got.AssigneeID, f.MemberID)
+	is.True(got.UpdatedAt.Equal(at.Add(3 * time.Hour)))
+	owned.AssigneeID = nil
+	is.NoErr(st.SetAssignee(ctx, owned))
+	is.Equal(ids("none"), []string{owned.ID})
 }
 
 var at = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)

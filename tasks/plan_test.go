@@ -1,0 +1,77 @@
+package tasks_test
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/fixture"
+	"github.com/leadline/leadline/platform"
+	"github.com/leadline/leadline/tasks"
+)
+
+// TestAssigneePlans explains, on both engines, the list of a member's open
+// tasks (the console's "My tasks", GET /v1/tasks?assignee_id=…&status=open)
+// and the INSERT of a task step's task with its owner's reads: the list
+// reads the tasks_assignee index in its order (no sort on SQLite), and the
+// owner's reads seek the lead's threads and events through their lead_id
+// indexes, never a workspace's.
+func TestAssigneePlans(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex"}, Leads: 1, Enrolled: true})
+		pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(fixture.At), Logger: slog.New(slog.DiscardHandler)})
+		p := apikit.Principal{WorkspaceID: w.WorkspaceID, Role: apikit.RoleMember, MemberID: apikit.NewID()}
+		rec := dbtest.Record(d)
+		var inserts []string
+		for _, q := range rec.During(func() {
+			if err := d.InTx(ctx, func(ctx context.Context) error {
+				_, err := pl.Tasks.Open(ctx, tasks.Task{WorkspaceID: w.WorkspaceID, LeadID: w.LeadIDs[0], EnrollmentID: w.EnrollmentIDs[0],
+					SequenceID: w.SequenceID, StepID: "call", StepStartedAt: fixture.At, Title: "Call", DueAt: fixture.At.Add(24 * time.Hour)})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}) {
+			if strings.HasPrefix(q, `INSERT INTO "tasks"`) {
+				inserts = append(inserts, q)
+			}
+		}
+		if len(inserts) != 1 {
+			t.Fatalf("%d task INSERTs recorded, want 1", len(inserts))
+		}
+		scan := regexp.MustCompile(`^SCAN (threads|th|events|ev)\b|Seq Scan on (threads|events)\b`)
+		plan := dbtest.Plan(t, d, inserts[0])
+		for _, line := range plan {
+			if scan.MatchString(line) {
+				t.Errorf("%s: the task's owner is read by a scan: %s", d.Engine, line)
+			}
+		}
+		if all := strings.Join(plan, "\n"); !strings.Contains(all, "threads_lead") || !strings.Contains(all, "events_lead") {
+			t.Errorf("%s: the task's owner is not read through the lead's threads and events:\n%s", d.Engine, all)
+		}
+
+		mine := rec.During(func() {
+			if _, err := pl.Tasks.List(ctx, p, tasks.Filter{AssigneeID: p.MemberID, Status: tasks.Open, Limit: 50}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		dbtest.AssertNoScan(t, d, "tasks", "", mine)
+		for _, q := range mine {
+			plan := strings.Join(dbtest.Plan(t, d, q), "\n")
+			if !strings.Contains(plan, "tasks_assignee") {
+				t.Errorf("%s: a member's open tasks are not read through tasks_assignee:\n%s", d.Engine, plan)
+			}
+			if d.Engine == db.SQLite && strings.Contains(plan, "TEMP B-TREE") {
+				t.Errorf("sqlite: a member's open tasks are sorted, not read in the index's order:\n%s", plan)
+			}
+		}
+	})
+}
