@@ -559,4 +559,3 @@ func (s *session) get(base string, pg page, i int) time.Duration {
 func pct(ds []time.Duration, p int) time.Duration { return ds[(len(ds)-1)*p/100] }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
