@@ -67,7 +67,7 @@ func main() {
 	nEvents := flag.Int("events", 0, "activity events for the reports, over 120 days (0: half of --n)")
 	calls := flag.Int("calls", 200, "timed requests per page (0: only seed)")
 	warmup := flag.Int("warmup", 20, "untimed requests per page before them")
-	only := flag.String("only", "", "request only the pages whose label contains this")
+	only := flag.String("only", "", "request only the pages whose label contains this (or one of the texts it separates with |)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the timed requests to this file")
 	flag.Parse()
 	ctx := context.Background()
@@ -453,7 +453,7 @@ func measure(ctx context.Context, d *db.DB, n, calls, warmup int, only, cpuprofi
 	var out [][4]string
 	run := func(s *session, ps []page) {
 		for _, pg := range ps {
-			if !strings.Contains(pg.label, only) {
+			if !slices.ContainsFunc(strings.Split(only, "|"), func(o string) bool { return strings.Contains(pg.label, o) }) {
 				continue
 			}
 			var ds []time.Duration
