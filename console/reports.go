@@ -198,15 +198,7 @@ func (rq *Request) exportLink(table string, f reportFilter) string {
 // and makes their tables (and, with charts, their charts).
 func (c *Console) overviewTables(rq *Request, f reportFilter) (*reportsData, error) {
 	d := &reportsData{Filter: f}
-	ov, err := c.pl.Reports.Overview(rq.Ctx, rq.P, f.params(true))
-	if err != nil {
-		return d, err
-	}
-	fn, err := c.pl.Reports.Funnel(rq.Ctx, rq.P, f.params(false))
-	if err != nil {
-		return d, err
-	}
-	in, err := c.pl.Reports.Intents(rq.Ctx, rq.P, f.params(false))
+	ov, fn, in, err := c.pl.Reports.Dashboard(rq.Ctx, rq.P, f.params(true))
 	if err != nil {
 		return d, err
 	}

@@ -66,12 +66,16 @@ func (c *Console) sequencesData(rq *Request) (*sequencesData, error) {
 	}
 	clients := names(cat.Clients)
 	d := &sequencesData{Clients: cat.Clients}
+	qs := make([]sequences.Sequence, 0, len(list.Data))
 	for _, v := range list.Data {
-		st, err := c.pl.Enrollments.Stats(rq.Ctx, rq.P, v.ID)
-		if err != nil {
-			return nil, err
-		}
-		d.Sequences = append(d.Sequences, sequenceRow{SequenceView: v, Client: clients[apikit.Deref(v.ClientID)], Stats: st})
+		qs = append(qs, v.Sequence)
+	}
+	stats, err := c.pl.Enrollments.StatsOf(rq.Ctx, rq.P, qs)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range list.Data {
+		d.Sequences = append(d.Sequences, sequenceRow{SequenceView: v, Client: clients[apikit.Deref(v.ClientID)], Stats: stats[v.ID]})
 	}
 	d.Pager = newPager(rq.Path("/sequences"), q, list.Total, limit, offset, len(list.Data))
 	return d, nil

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
 )
 
@@ -57,7 +59,21 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 				BookingID: "b-1", StartsAt: e.clock.Now().Add(72 * time.Hour)})
 			e.runUntil(monday.Add(30 * time.Hour))
 			must(e.svc.WhyNotSending(ctx, e.p, e.ids["Berlin CTOs"]))
-			must(e.svc.Stats(ctx, e.p, e.ids["Berlin CTOs"]))
+			one, err := e.svc.Stats(ctx, e.p, e.ids["Berlin CTOs"])
+			must(one, err)
+			// A list page's numbers, in a few statements for them all, are
+			// each sequence's.
+			list, err := e.pl.Sequences.List(ctx, e.p, sequences.Filter{Limit: 50})
+			must(list, err)
+			var qs []sequences.Sequence
+			for _, v := range list.Data {
+				qs = append(qs, v.Sequence)
+			}
+			all, err := e.svc.StatsOf(ctx, e.p, qs)
+			must(all, err)
+			if len(qs) < 2 || !reflect.DeepEqual(all[e.ids["Berlin CTOs"]], one) {
+				t.Fatalf("StatsOf of %d sequences: %+v, Stats: %+v", len(qs), all[e.ids["Berlin CTOs"]], one)
+			}
 			must(e.svc.FailedPage(ctx, e.p, e.ids["Berlin CTOs"], 50, 0))
 			s, err := e.senders.Visible(ctx, e.p, e.ids["anna"])
 			must(s, err)

@@ -52,56 +52,103 @@ func (svc *Service) Stats(ctx context.Context, p apikit.Principal, id string) (*
 	if err != nil {
 		return nil, err
 	}
+	out, err := svc.stats(ctx, []sequences.Sequence{*q})
+	if err != nil {
+		return nil, err
+	}
+	return out[q.ID], nil
+}
+
+// StatsOf returns the numbers of qs, sequences the principal's list of
+// sequences returned (a list page: the same numbers as Stats of each, in
+// a few statements for them all), by sequence id.
+func (svc *Service) StatsOf(ctx context.Context, p apikit.Principal, qs []sequences.Sequence) (map[string]*SequenceStats, error) {
+	for _, q := range qs {
+		if q.WorkspaceID != p.WorkspaceID {
+			return nil, apikit.NotFound("Sequence " + q.ID)
+		}
+	}
+	return svc.stats(ctx, qs)
+}
+
+func (svc *Service) stats(ctx context.Context, qs []sequences.Sequence) (map[string]*SequenceStats, error) {
+	out := make(map[string]*SequenceStats, len(qs))
+	if len(qs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, 0, len(qs))
+	for _, q := range qs {
+		ids = append(ids, q.ID)
+	}
 	idb := svc.db.IDB(ctx)
 	var steps []stepStat
-	if err := idb.NewSelect().Model(&steps).Column("step_id").
+	if err := idb.NewSelect().Model(&steps).Column("sequence_id", "step_id").
 		ColumnExpr("sum(entered) AS entered, sum(done) AS done, sum(failed) AS failed").
-		Where("sequence_id = ?", q.ID).Group("step_id").Scan(ctx); err != nil {
+		Where("sequence_id IN (?)", bun.In(ids)).Group("sequence_id", "step_id").Scan(ctx); err != nil {
 		return nil, err
 	}
 	var groups []struct {
-		Status string `bun:"status"`
-		StepID string `bun:"step_id"`
-		N      int    `bun:"n"`
+		SequenceID string `bun:"sequence_id"`
+		Status     string `bun:"status"`
+		StepID     string `bun:"step_id"`
+		N          int    `bun:"n"`
 	}
-	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("status", "step_id").ColumnExpr("count(*) AS n").
-		Where("e.sequence_id = ?", q.ID).Group("status", "step_id").Scan(ctx, &groups); err != nil {
+	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("sequence_id", "status", "step_id").ColumnExpr("count(*) AS n").
+		Where("e.sequence_id IN (?)", bun.In(ids)).Group("sequence_id", "status", "step_id").Scan(ctx, &groups); err != nil {
 		return nil, err
 	}
-	out := &SequenceStats{SequenceID: q.ID, Steps: []StepStats{}, Statuses: map[string]int{}}
-	for _, s := range []Status{Active, Paused, Finished, Exited, Replied, Stopped, Failed} {
-		out.Statuses[string(s)] = 0
+	type count struct {
+		SequenceID string `bun:"sequence_id"`
+		N          int    `bun:"n"`
 	}
-	waiting := map[string]int{}
-	for _, g := range groups {
-		out.Statuses[g.Status] += g.N
-		if Status(g.Status).Live() {
-			waiting[g.StepID] += g.N
-		}
-	}
-	for _, s := range q.Steps {
-		st := StepStats{StepID: s.ID, Type: s.Type, Waiting: waiting[s.ID]}
-		if i := slices.IndexFunc(steps, func(x stepStat) bool { return x.StepID == s.ID }); i >= 0 {
-			st.Entered, st.Done, st.Failed = steps[i].Entered, steps[i].Done, steps[i].Failed
-		}
-		out.Steps = append(out.Steps, st)
-	}
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(*)").
-		Where("a.sequence_id = ? AND a.action = 'invite' AND a.status = 'sent'", q.ID).Scan(ctx, &out.InvitesSent); err != nil {
+	var sent, accepted, contacted []count
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("sequence_id").ColumnExpr("count(*) AS n").
+		Where("a.sequence_id IN (?) AND a.action = 'invite' AND a.status = 'sent'", bun.In(ids)).Group("sequence_id").Scan(ctx, &sent); err != nil {
 		return nil, err
 	}
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(*)").
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("a.sequence_id").ColumnExpr("count(*) AS n").
 		Join(senders.JoinAcceptedInvitations("i", "a.sender_id", "a.lead_id")).
-		Where("a.sequence_id = ? AND a.action = 'invite' AND a.status = 'sent'", q.ID).Scan(ctx, &out.InvitesAccepted); err != nil {
+		Where("a.sequence_id IN (?) AND a.action = 'invite' AND a.status = 'sent'", bun.In(ids)).Group("a.sequence_id").Scan(ctx, &accepted); err != nil {
 		return nil, err
 	}
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).ColumnExpr("count(DISTINCT a.enrollment_id)").
-		Where("a.sequence_id = ? AND a.status = 'sent'", q.ID).Scan(ctx, &out.Contacted); err != nil {
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("sequence_id").ColumnExpr("count(DISTINCT a.enrollment_id) AS n").
+		Where("a.sequence_id IN (?) AND a.status = 'sent'", bun.In(ids)).Group("sequence_id").Scan(ctx, &contacted); err != nil {
 		return nil, err
 	}
-	out.RepliedCount = out.Statuses[string(Replied)]
-	out.AcceptanceRate = ratio(out.InvitesAccepted, out.InvitesSent)
-	out.ReplyRate = ratio(out.RepliedCount, out.Contacted)
+	of := func(cs []count, id string) int {
+		if i := slices.IndexFunc(cs, func(c count) bool { return c.SequenceID == id }); i >= 0 {
+			return cs[i].N
+		}
+		return 0
+	}
+	for _, q := range qs {
+		st := &SequenceStats{SequenceID: q.ID, Steps: []StepStats{}, Statuses: map[string]int{}}
+		for _, s := range []Status{Active, Paused, Finished, Exited, Replied, Stopped, Failed} {
+			st.Statuses[string(s)] = 0
+		}
+		waiting := map[string]int{}
+		for _, g := range groups {
+			if g.SequenceID != q.ID {
+				continue
+			}
+			st.Statuses[g.Status] += g.N
+			if Status(g.Status).Live() {
+				waiting[g.StepID] += g.N
+			}
+		}
+		for _, s := range q.Steps {
+			ss := StepStats{StepID: s.ID, Type: s.Type, Waiting: waiting[s.ID]}
+			if i := slices.IndexFunc(steps, func(x stepStat) bool { return x.SequenceID == q.ID && x.StepID == s.ID }); i >= 0 {
+				ss.Entered, ss.Done, ss.Failed = steps[i].Entered, steps[i].Done, steps[i].Failed
+			}
+			st.Steps = append(st.Steps, ss)
+		}
+		st.InvitesSent, st.InvitesAccepted, st.Contacted = of(sent, q.ID), of(accepted, q.ID), of(contacted, q.ID)
+		st.RepliedCount = st.Statuses[string(Replied)]
+		st.AcceptanceRate = ratio(st.InvitesAccepted, st.InvitesSent)
+		st.ReplyRate = ratio(st.RepliedCount, st.Contacted)
+		out[q.ID] = st
+	}
 	return out, nil
 }
 

@@ -125,6 +125,14 @@ func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 	}
 	q := s.applyFilter(s.fromSearch(s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile"), f), workspaceID, scope, f).
 		OrderExpr(order).Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	if f.Offset >= deepOffset && !s.ftsSearch(f.Q) {
+		// A deep page finds its ids in an index alone, then reads only
+		// those leads: an offset walks every skipped lead, and Postgres
+		// reads each one's row when it walks the primary key.
+		ids := s.applyFilter(s.idb(ctx).NewSelect().Model((*Lead)(nil)).Column("l.id"), workspaceID, scope, f).
+			OrderExpr(order).Limit(int64(f.Limit)).Offset(int64(f.Offset))
+		q = s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile").Where("l.id IN (?)", ids).OrderExpr(order)
+	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -133,6 +141,9 @@ func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 	}
 	return out, total, nil
 }
+
+// deepOffset is the offset from which a page reads its ids first.
+const deepOffset = 1000
 
 // count returns how many leads match. Without filters other than the
 // client, it adds up the per-client counts the lead_counts triggers keep,

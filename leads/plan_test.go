@@ -54,6 +54,11 @@ func TestLookupsUseIndexes(t *testing.T) {
 				f.Limit = 50
 				must(b.svc.List(b.ctx, b.p, f))
 			}
+			// Deep pages read their ids from the filter's index, then those leads.
+			for _, f := range []leads.Filter{{Source: "csv"}, {PublicIdentifier: "pub-10"}} {
+				f.Limit, f.Offset = 50, 5000
+				must(b.svc.List(b.ctx, b.p, f))
+			}
 			must(b.svc.AddSuppressions(b.ctx, b.p, leads.SuppressionsInput{Emails: []string{"w11@corp.test", "P12@home.test"},
 				LinkedInIDs: []string{"li-13"}, PublicIdentifiers: []string{"pub-14"}, LeadIDs: ids[15:17]}))
 			must(b.svc.Enrich(b.ctx, b.p, leads.EnrichInput{LeadIDs: ids[17:20]}))
@@ -125,6 +130,47 @@ func TestImportUsesIndexes(t *testing.T) {
 		}
 		if len(read) != 5 {
 			t.Errorf("%s: read ahead by %v, want all five identities", d.Engine, read)
+		}
+	})
+}
+
+// TestDeepPages reads a page past the offset from which a page finds its
+// ids first, and finds the leads a page before that offset ends with.
+func TestDeepPages(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := setup(t, d)
+		const n = 1060
+		for i := range n {
+			src := "csv"
+			if i%30 == 29 {
+				src = "event"
+			}
+			if _, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{LinkedInID: str(fmt.Sprintf("deep-%d", i)), Name: str("Lead"), Source: str(src)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := func(f leads.Filter, limit, offset int) ([]string, int) {
+			f.Limit, f.Offset = limit, offset
+			page, err := b.svc.List(b.ctx, b.p, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, l := range page.Data {
+				out = append(out, l.ID)
+			}
+			return out, page.Total
+		}
+		for _, f := range []leads.Filter{{}, {Source: "csv"}} {
+			// A page before the deep offset, read as it always was, holds
+			// the deep page's leads at its end.
+			before, total := ids(f, 100, 950)
+			deep, deepTotal := ids(f, 10, 1000)
+			want := before[min(50, len(before)):min(60, len(before))]
+			if len(want) != 10 || strings.Join(deep, ",") != strings.Join(want, ",") || deepTotal != total {
+				t.Fatalf("%+v: page at 1000 %v (total %d), want %v (total %d)", f, deep, deepTotal, want, total)
+			}
 		}
 	})
 }

@@ -193,3 +193,40 @@ func TestCountersCommitWithTheirEvents(t *testing.T) {
 		is.Equal(total(), 4.0)
 	})
 }
+
+// TestDashboardIsTheThreeReports reads the overview, the funnel and the
+// intents in one call, as the console's report page does, and finds what
+// the three reads find.
+func TestDashboardIsTheThreeReports(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		p, log, svc, clock := berlin(t, d, time.Date(2026, 10, 5, 9, 0, 0, 0, time.UTC))
+		for i := range 12 {
+			clock.Set(time.Date(2026, 10, 5+i%9, 9, i, 0, 0, time.UTC))
+			evs := []events.Event{{WorkspaceID: p.WorkspaceID, Kind: "lead.created"},
+				{WorkspaceID: p.WorkspaceID, Kind: "message.classified", Data: map[string]any{"thread_id": apikit.NewID(), "message_id": apikit.NewID(),
+					"intent": []string{"interested", "question", "not_now"}[i%3]}}}
+			is.NoErr(d.InTx(ctx, func(ctx context.Context) error { return log.EmitMany(ctx, evs) }))
+		}
+		clock.Set(time.Date(2026, 10, 20, 12, 0, 0, 0, time.UTC))
+		for _, prm := range []reports.Params{{From: "2026-10-01", To: "2026-10-20"}, {From: "2026-10-01", To: "2026-10-20", Interval: "week"}} {
+			ov, fn, in, err := svc.Dashboard(ctx, p, prm)
+			is.NoErr(err)
+			want, err := svc.Overview(ctx, p, prm)
+			is.NoErr(err)
+			is.Equal(ov, want)
+			prm.Interval = ""
+			wantFn, err := svc.Funnel(ctx, p, prm)
+			is.NoErr(err)
+			is.Equal(fn, wantFn)
+			wantIn, err := svc.Intents(ctx, p, prm)
+			is.NoErr(err)
+			is.Equal(in, wantIn)
+			is.Equal(in.Replies, int64(12))
+		}
+		_, _, _, err := svc.Dashboard(ctx, p, reports.Params{Interval: "month"})
+		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
+	})
+}

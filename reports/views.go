@@ -59,6 +59,10 @@ func (svc *Service) Funnel(ctx context.Context, p apikit.Principal, prm Params) 
 	if err != nil {
 		return nil, err
 	}
+	return sc.funnel(c), nil
+}
+
+func (sc *scope) funnel(c *cell) *Funnel {
 	f := &Funnel{Period: sc.period()}
 	for i, st := range funnelStages {
 		s := Stage{Stage: st[0], Metric: st[1], Count: c.counts[st[1]]}
@@ -67,7 +71,7 @@ func (svc *Service) Funnel(ctx context.Context, p apikit.Principal, prm Params) 
 		}
 		f.Stages = append(f.Stages, s)
 	}
-	return f, nil
+	return f
 }
 
 // IntentCount is the replies of one intent.
@@ -91,12 +95,28 @@ func (svc *Service) Intents(ctx context.Context, p apikit.Principal, prm Params)
 	if err != nil {
 		return nil, err
 	}
+	return sc.intents(c), nil
+}
+
+func (sc *scope) intents(c *cell) *Intents {
 	out := &Intents{Period: sc.period(), Replies: c.counts["replies"]}
 	for _, i := range intents {
 		n := c.counts["intents."+i.key]
 		out.Intents = append(out.Intents, IntentCount{Intent: i.key, Metric: "intents." + i.key, Count: n, Share: ratio(n, out.Replies)})
 	}
-	return out, nil
+	return out
+}
+
+// Dashboard returns what Overview, Funnel and Intents return for prm
+// (the funnel and the intents are the period's totals, which do not
+// depend on prm's interval), from one read of the rollups: the console's
+// report page shows the three.
+func (svc *Service) Dashboard(ctx context.Context, p apikit.Principal, prm Params) (*Report, *Funnel, *Intents, error) {
+	sc, a, err := svc.whole(ctx, p, prm)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sc.report(a), sc.funnel(a.total), sc.intents(a.total), nil
 }
 
 // ReplyThread is a thread that got its first reply in the period.

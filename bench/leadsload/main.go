@@ -84,7 +84,7 @@ func main() {
 	benchkit.Check(err)
 	if int(have) < *n {
 		start := time.Now()
-		benchkit.Check(seed(ctx, d, p.WorkspaceID, cat, int(have), *n))
+		benchkit.Check(benchkit.SeedLeads(ctx, d, p.WorkspaceID, cat, int(have), *n, 0))
 		log.Printf("seeded %d leads in %s", *n-int(have), time.Since(start).Round(time.Second))
 		if d.Engine == db.Postgres {
 			_, err = d.ExecContext(ctx, "ANALYZE leads")
@@ -312,11 +312,11 @@ func main() {
 // work email (as stored: the seed's address pattern).
 func realisticLead(r *rand.Rand, n int, isNew, emails bool, tag string) leads.LeadInput {
 	s := func(v string) *string { return &v }
-	f, l := first[r.IntN(len(first))], word(r, 3)
-	c := word(r, 2) + suffixes[r.IntN(len(suffixes))]
+	f, l := benchkit.FirstNames[r.IntN(len(benchkit.FirstNames))], benchkit.Word(r, 3)
+	c := benchkit.Word(r, 2) + benchkit.Suffixes[r.IntN(len(benchkit.Suffixes))]
 	in := leads.LeadInput{
-		Name: s(f + " " + l), Company: s(c), Headline: s(title[r.IntN(len(title))] + " at " + c),
-		Location: s(city[r.IntN(len(city))]), Source: s(srcNames[r.IntN(len(srcNames))]),
+		Name: s(f + " " + l), Company: s(c), Headline: s(benchkit.Titles[r.IntN(len(benchkit.Titles))] + " at " + c),
+		Location: s(benchkit.Cities[r.IntN(len(benchkit.Cities))]), Source: s(benchkit.Sources[r.IntN(len(benchkit.Sources))]),
 		Custom: map[string]any{"topic": "platform teams", "score": r.IntN(100), "run": tag},
 	}
 	if isNew {
@@ -418,70 +418,5 @@ func pct(ds []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-
-var (
-	first = []string{"Anna", "Ben", "Clara", "David", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Lars", "Mona", "Nils", "Olga",
-		"Paul", "Rosa", "Sami", "Tara", "Uwe", "Vera", "Wim", "Yara", "Zeno", "Amir", "Bianca", "Carlos", "Dana", "Emil", "Fatima",
-		"Gustav", "Hana", "Ivan", "Julia", "Karim", "Lea", "Marco", "Nora", "Omar", "Pia", "Raj", "Sofia", "Tomas", "Ulla", "Viktor",
-		"Wanda", "Xavier", "Yusuf", "Zoe", "Aiko", "Bruno", "Chloe", "Dmitri", "Eva", "Filip", "Gia", "Hans", "Ida", "Jakob", "Kaja"}
-	syllables = []string{"ka", "lo", "mi", "ren", "sto", "va", "ber", "tan", "ol", "ric", "del", "mar", "no", "sel", "vik",
-		"ha", "ju", "pe", "ras", "ton", "li", "sa", "gor", "en", "ki", "mu", "da", "fel", "zo", "bri"}
-	suffixes = []string{" GmbH", " Ltd", " SAS", " Inc", " Labs", " Group", " AG"}
-	title    = []string{"CTO", "VP Engineering", "CFO", "Head of Sales", "Founder & CEO", "Director of Operations", "Head of Growth", "Engineering Manager", "Software Engineer", "Account Executive"}
-	city     = []string{"Berlin", "Paris", "London", "Munich", "Lyon", "Manchester", "Madrid", "Milan"}
-	srcNames = []string{"csv-import", "sales-navigator", "event", "website", "referral"}
-)
-
-// word joins n random syllables into a capitalised word: 27,000 last
-// names and 900 company stems, so names spread as they do in real data.
-func word(rng *rand.Rand, n int) string {
-	var b strings.Builder
-	for range n {
-		b.WriteString(syllables[rng.IntN(len(syllables))])
-	}
-	w := b.String()
-	return strings.ToUpper(w[:1]) + w[1:]
-}
-
-// seed inserts leads from..n-1 in batches, bypassing the service so that a
-// million leads take minutes, not hours. The rows are what the service
-// would write (no events: a seeded lead has no history).
-func seed(ctx context.Context, d *db.DB, wsID string, cat workspace.Catalog, from, n int) error {
-	rng := rand.New(rand.NewPCG(2026, uint64(from)))
-	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	const batch = 1000
-	for start := from; start < n; start += batch {
-		rows := make([]leads.Lead, 0, batch)
-		for i := start; i < min(start+batch, n); i++ {
-			f, l, c := pick(first), word(rng, 3), word(rng, 2)+pick(suffixes)
-			s := func(v string) *string { return &v }
-			lead := leads.Lead{
-				ID: apikit.NewID(), WorkspaceID: wsID,
-				ClientID: &cat.Clients[i%len(cat.Clients)].ID, StageID: &cat.Stages[rng.IntN(len(cat.Stages))].ID,
-				LinkedInID: s(fmt.Sprintf("LI%08d", i)), PublicIdentifier: s(strings.ToLower(fmt.Sprintf("%s-%s-%d", f, l, i))),
-				Name: s(f + " " + l), Company: s(c), Headline: s(pick(title) + " at " + c), Location: s(pick(city)),
-				Source: s(pick(srcNames)), Custom: map[string]any{"seed": i}, CreatedAt: now, UpdatedAt: now,
-			}
-			if rng.IntN(10) < 7 {
-				lead.EmailWork = s(fmt.Sprintf("%s.%s.%d@%s.test", strings.ToLower(f), strings.ToLower(l), i, strings.ToLower(strings.Fields(c)[0])))
-			}
-			if rng.IntN(2) == 0 {
-				lead.ListID = &cat.Lists[rng.IntN(len(cat.Lists))].ID
-			}
-			rows = append(rows, lead)
-		}
-		if err := d.InTx(ctx, func(ctx context.Context) error {
-			_, err := d.IDB(ctx).NewInsert().Model(&rows).Exec(ctx)
-			return err
-		}); err != nil {
-			return err
-		}
-		if (start/batch)%100 == 0 {
-			log.Printf("seeded %d/%d", start+len(rows), n)
-		}
-	}
-	return nil
-}
 
 func init() { log.SetOutput(os.Stderr) }

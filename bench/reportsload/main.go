@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"strings"
@@ -43,8 +42,6 @@ const (
 	sequencesPer   = 3 // per client, each sent by three of its client's senders
 	leadsPerClient = 75_000
 )
-
-var intents = []string{"interested", "question", "not_now", "not_interested", "ooo", "wrong_person", "unclear"}
 
 func main() {
 	dsn := flag.String("db", "/tmp/leadline-reports.db", "database (new)")
@@ -73,8 +70,7 @@ func main() {
 		w, err = pl.Workspaces.ByName(ctx, "reports")
 		benchkit.Check(err)
 	}
-	type subject struct{ client, sequence, sender string }
-	var subjects []subject
+	var subjects []benchkit.Subject
 	var seqs, snds, cls []string
 	{
 		var qs []sequences.Sequence
@@ -82,7 +78,7 @@ func main() {
 		for _, q := range qs {
 			seqs = append(seqs, q.ID)
 			for _, s := range q.SenderIDs {
-				subjects = append(subjects, subject{*q.ClientID, q.ID, s})
+				subjects = append(subjects, benchkit.Subject{Client: *q.ClientID, Sequence: q.ID, Sender: s})
 			}
 		}
 		benchkit.Check(d.NewSelect().Table("senders").Column("id").Where("workspace_id = ?", w.ID).Scan(ctx, &snds))
@@ -94,62 +90,11 @@ func main() {
 	var out [][3]string
 	if int(have) < *n*9/10 {
 		t0 := time.Now()
-		rng := rand.New(rand.NewPCG(7, 2026))
 		leadPool := make([]string, clients*leadsPerClient)
 		for i := range leadPool {
 			leadPool[i] = apikit.NewID()
 		}
-		perDay := *n / *days
-		var threads []string
-		written := 0
-		for day := range *days {
-			open := first.AddDate(0, 0, day).Add(8 * time.Hour)
-			for b := 0; b < perDay; b += *batch {
-				// A batch's events happen over its share of a ten-hour day.
-				clock.Set(open.Add(time.Duration(float64(10*time.Hour) * float64(b) / float64(perDay))))
-				evs := make([]events.Event, 0, *batch)
-				for range min(*batch, perDay-b) {
-					s := subjects[rng.IntN(len(subjects))]
-					e := events.Event{WorkspaceID: w.ID, ClientID: s.client, SequenceID: s.sequence, SenderID: s.sender,
-						LeadID: leadPool[rng.IntN(len(leadPool))], EnrollmentID: apikit.NewID(), StepID: "invite"}
-					switch r := rng.IntN(1000); {
-					case r < 560: // the steps' actions
-						a := []string{"profile_view", "invite", "invite", "message", "message", "follow", "like", "email", "email", "inmail"}[rng.IntN(10)]
-						e.Kind, e.StepID, e.Data = "action.sent", a, map[string]any{"action": a, "purpose": "sequence"}
-					case r < 640:
-						e.Kind, e.Data = "enrollment.created", map[string]any{"sequence_id": s.sequence}
-					case r < 690:
-						e.Kind, e.SequenceID, e.SenderID, e.EnrollmentID = "lead.created", "", "", ""
-					case r < 750:
-						e.Kind, e.Data = "invite.accepted", map[string]any{"invited_at": clock.Now().Add(-time.Duration(rng.IntN(10*24)) * time.Hour)}
-					case r < 790: // a reply: a new thread, or another intent for an earlier one
-						id := apikit.NewID()
-						data := map[string]any{"thread_id": id, "intent": intents[rng.IntN(len(intents))]}
-						if len(threads) > 0 && rng.IntN(5) == 0 {
-							data["thread_id"] = threads[rng.IntN(len(threads))]
-						} else {
-							data["message_id"] = apikit.NewID()
-							threads = append(threads, id)
-						}
-						e.Kind, e.Data = "message.classified", data
-					case r < 793:
-						e.Kind = "meeting.booked"
-					case r < 800:
-						e.Kind = "email.bounced"
-					case r < 860:
-						e.Kind = []string{"enrollment.finished", "enrollment.exited", "enrollment.replied", "enrollment.stopped"}[rng.IntN(4)]
-					default: // what the reports do not count
-						e.Kind, e.SequenceID, e.Data = "lead.updated", "", map[string]any{"fields": []string{"headline"}}
-					}
-					evs = append(evs, e)
-				}
-				benchkit.Check(d.InTx(ctx, func(ctx context.Context) error { return pl.Log.EmitMany(ctx, evs) }))
-				written += len(evs)
-			}
-			if day%30 == 29 {
-				log.Printf("%d days, %d events, %s", day+1, written, time.Since(t0).Round(time.Second))
-			}
-		}
+		written := benchkit.Activity(ctx, d, pl.Log, clock, w.ID, subjects, leadPool, first, *n, *days, *batch)
 		out = append(out, [3]string{"seeding through the log, rollups kept", "", fmt.Sprintf("%d events in %s (%.0f events/s)",
 			written, time.Since(t0).Round(time.Second), float64(written)/time.Since(t0).Seconds())})
 	}
@@ -233,7 +178,7 @@ func main() {
 			t0 := time.Now()
 			for i := range perRound {
 				s := subjects[(round*perRound+i)%len(subjects)]
-				e := events.Event{WorkspaceID: w.ID, ClientID: s.client, SequenceID: s.sequence, SenderID: s.sender, LeadID: apikit.NewID(),
+				e := events.Event{WorkspaceID: w.ID, ClientID: s.Client, SequenceID: s.Sequence, SenderID: s.Sender, LeadID: apikit.NewID(),
 					EnrollmentID: apikit.NewID(), StepID: "invite", Kind: "action.sent",
 					Data: map[string]any{"action": "invite", "purpose": "sequence", "first_contact": true}}
 				benchkit.Check(d.InTx(ctx, func(ctx context.Context) error { return l.EmitMany(ctx, []events.Event{e}) }))
