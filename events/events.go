@@ -267,9 +267,15 @@ func (l *Log) row(e *Event) ([]any, error) {
 		null(e.ClientID), e.Kind, null(e.MemberID), null(e.KeyID), string(data), l.db.TimeArg(&e.CreatedAt)}, nil
 }
 
-// ForLead returns up to limit of a lead's events, newest first.
+// ForLead returns up to limit of a lead's events, newest first, and how
+// many the lead has. Both the page and its count read the lead's events
+// through events_lead: SQLite, which plans without statistics, would
+// count them on events_workspace, walking every event of the workspace.
 func (l *Log) ForLead(ctx context.Context, workspaceID, leadID string, limit, offset int) ([]Event, int, error) {
 	evs, total, err := db.List[Event](l.db.IDB(ctx), "", workspaceID, nil).Where("lead_id = ?", leadID).
+		Apply(func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.ModelTableExpr(l.db.IndexedBy(`events AS "event"`, "events_lead"))
+		}).
 		Page(ctx, "created_at DESC, id DESC", limit, offset)
 	if evs == nil {
 		evs = []Event{}

@@ -141,3 +141,38 @@ func TestEmitOutsideATransaction(t *testing.T) {
 		is.Equal(total, 1)
 	})
 }
+
+// TestForLeadPlan: a lead's timeline page and its count read the lead's
+// events through events_lead on both engines, never every event of the
+// workspace (events_workspace) nor the whole table: a lead page stays
+// quick in a workspace of millions of events.
+func TestForLeadPlan(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		clock, w := acme(t, d)
+		log := events.NewLog(d, clock)
+		lead := apikit.NewID()
+		is.NoErr(log.EmitMany(ctx, []events.Event{{WorkspaceID: w.ID, LeadID: lead, Kind: "first"}}))
+		rec := dbtest.Record(d)
+		queries := rec.During(func() {
+			_, total, err := log.ForLead(ctx, w.ID, lead, 10, 0)
+			is.NoErr(err)
+			is.Equal(total, 1)
+		})
+		n := 0
+		for _, q := range queries {
+			if !strings.Contains(q, "events") {
+				continue
+			}
+			n++
+			plan := strings.Join(dbtest.Plan(t, d, q), "\n")
+			if !strings.Contains(plan, "events_lead") || strings.Contains(plan, "events_workspace") ||
+				strings.Contains(plan, "SCAN event") || strings.Contains(plan, "Seq Scan on events") {
+				t.Errorf("%s: %s\nis planned as\n%s", d.Engine, q, plan)
+			}
+		}
+		is.Equal(n, 2) // the page and its count
+	})
+}
