@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -267,7 +266,10 @@ type localCounts struct {
 	mu        sync.Mutex
 	counts    map[windowKey]*localCount
 	lastFlush time.Time // wall time: when counts were last persisted
-	flushing  atomic.Bool
+	// flushing is held by the flush under way, in the background or not:
+	// a flush waits for the one before it, so that once Server.Flush
+	// returns nothing of an earlier call is still being written.
+	flushing sync.Mutex
 }
 
 // flushEvery is how often, at most, taking a call persists the counts.
@@ -311,18 +313,26 @@ func (lc *localCounts) take(ctx context.Context, l *limiter, keyID string, c api
 	}
 	due := time.Since(lc.lastFlush) >= flushEvery
 	lc.mu.Unlock()
-	if due && lc.flushing.CompareAndSwap(false, true) {
+	if due && lc.flushing.TryLock() {
 		go func() {
-			defer lc.flushing.Store(false)
-			_ = lc.flush(context.WithoutCancel(ctx), l.db) // best effort: the next flush retries
+			defer lc.flushing.Unlock()
+			_ = lc.write(context.WithoutCancel(ctx), l.db) // best effort: the next flush retries
 		}()
 	}
 	return counts, -1, nil
 }
 
-// flush writes every count that grew since the last flush. A stored count
-// is never lowered.
+// flush writes every count that grew since the last flush, once the
+// flush under way (if any) has ended.
 func (lc *localCounts) flush(ctx context.Context, d *db.DB) error {
+	lc.flushing.Lock()
+	defer lc.flushing.Unlock()
+	return lc.write(ctx, d)
+}
+
+// write writes every count that grew since the last flush. A stored count
+// is never lowered. The caller holds lc.flushing.
+func (lc *localCounts) write(ctx context.Context, d *db.DB) error {
 	type row struct {
 		k windowKey
 		n int

@@ -215,3 +215,25 @@ func TestSQLiteCountsSurviveARestart(t *testing.T) {
 	is.Equal(e.call("GET", "/v1/me", "viewer", nil).Status, 200)
 	assertEnvelope(t, e.call("GET", "/v1/me", "viewer", nil), 429, apikit.ERateLimited)
 }
+
+// TestFlushWaitsForTheFlushUnderWay: a call may start a flush of the
+// counts in the background; Flush returns only once that one has ended
+// too, so that nothing is written once the binary closes the database.
+func TestFlushWaitsForTheFlushUnderWay(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	d, err := db.Open(context.Background(), dbtest.NewDSN(t, db.SQLite))
+	is.NoErr(err)
+	t.Cleanup(func() { d.Close() })
+	_, err = d.Migrate(context.Background())
+	is.NoErr(err)
+	e := newEnv(t, d, smallLimits)
+	is.Equal(e.call("GET", "/v1/me", "viewer", nil).Status, 200) // the first call's counts are due: a flush starts
+	is.NoErr(e.srv.Flush(context.Background()))
+	lc := e.srv.limiter.local
+	is.True(lc.flushing.TryLock()) // no flush runs any more
+	lc.flushing.Unlock()
+	n, err := d.NewSelect().Table("rate_windows").Count(context.Background())
+	is.NoErr(err)
+	is.True(n > 0)
+}

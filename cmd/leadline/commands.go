@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -95,30 +96,27 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	metricsCtx, stopMetrics := context.WithCancel(ctx)
-	metricsDone, err := serveMetrics(metricsCtx, *metricsAddr, pl, stdout, logger)
+	// Everything serve starts ends before it returns, and before the
+	// database closes (deferred first, so run last): bgCtx stops the
+	// metrics server and the sweeper, runCtx the runner and its workers.
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	metricsDone, err := serveMetrics(bgCtx, *metricsAddr, pl, stdout, logger)
 	if err != nil {
-		stopMetrics()
+		stopBackground()
 		ln.Close()
 		return err
 	}
-	defer func() { stopMetrics(); metricsDone() }()
+	var swept sync.WaitGroup
+	defer func() { stopBackground(); metricsDone(); swept.Wait() }()
 	hs := &http.Server{Handler: withConsole(srv.Handler(), console.New(pl, console.Options{PublicURL: *public, Logger: logger})), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	go sweep(ctx, srv, logger)
+	swept.Go(func() { sweep(bgCtx, srv, logger) })
 	runCtx, stopRunner := context.WithCancel(context.Background())
-	runnerDone := make(chan struct{})
+	workDone := func() {}
 	if *runner {
-		go func() {
-			defer close(runnerDone)
-			go pl.WebhookWorker(nil).Run(runCtx, webhookTick)
-			go runMailReader(runCtx, pl, logger)
-			opts.apply(pl.Runner()).Run(runCtx, *opts.tick)
-		}()
-	} else {
-		close(runnerDone)
+		workDone = startWork(runCtx, pl, opts, logger)
 	}
-	defer func() { stopRunner(); <-runnerDone }()
+	defer func() { stopRunner(); workDone() }()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "leadline serving http://%s/v1 (docs at /v1/docs, the console at /app/) on %s database %s\n", ln.Addr(), d.Engine, redact(*dsn))
@@ -135,7 +133,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	<-runnerDone
+	workDone()
 	return srv.Flush(shutdownCtx)
 }
 

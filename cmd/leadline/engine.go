@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
@@ -48,6 +49,17 @@ func runMailReader(ctx context.Context, pl *platform.Platform, logger *slog.Logg
 	if err := pl.MailReader(nil).Run(ctx); err != nil && ctx.Err() == nil {
 		logger.Error("mail reader stopped", "error", err)
 	}
+}
+
+// startWork runs the runner, the webhook worker and the mail reader until
+// ctx ends. The returned function waits until all three have stopped, so
+// that nothing writes to the database once serve or work closes it.
+func startWork(ctx context.Context, pl *platform.Platform, opts runnerOpts, logger *slog.Logger) (wait func()) {
+	var wg sync.WaitGroup
+	wg.Go(func() { pl.WebhookWorker(nil).Run(ctx, webhookTick) })
+	wg.Go(func() { runMailReader(ctx, pl, logger) })
+	wg.Go(func() { opts.apply(pl.Runner()).Run(ctx, *opts.tick) })
+	return wg.Wait
 }
 
 // checkPublicURL reports a public URL that is no absolute http(s) URL.
@@ -141,15 +153,15 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	metricsDone, err := serveMetrics(ctx, *metricsAddr, pl, stdout, logger)
+	metricsCtx, stopMetrics := context.WithCancel(ctx)
+	defer stopMetrics()
+	metricsDone, err := serveMetrics(metricsCtx, *metricsAddr, pl, stdout, logger)
 	if err != nil {
 		return err
 	}
-	defer metricsDone()
+	defer func() { stopMetrics(); metricsDone() }()
 	fmt.Fprintf(stdout, "leadline runner and webhook worker working on %s database %s\n", d.Engine, redact(*dsn))
-	go pl.WebhookWorker(nil).Run(ctx, webhookTick)
-	go runMailReader(ctx, pl, logger)
-	opts.apply(pl.Runner()).Run(ctx, *opts.tick)
+	startWork(ctx, pl, opts, logger)()
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/leadline/leadline/platform"
@@ -20,7 +21,8 @@ func metricsFlag(fs *flag.FlagSet) *string {
 }
 
 // serveMetrics serves pl's metrics on addr ("": nothing) until ctx ends;
-// the returned function waits for the listener to close.
+// the returned function waits until the server and its requests have
+// ended.
 func serveMetrics(ctx context.Context, addr string, pl *platform.Platform, stdout io.Writer, logger *slog.Logger) (func(), error) {
 	if addr == "" {
 		return func() {}, nil
@@ -32,19 +34,20 @@ func serveMetrics(ctx context.Context, addr string, pl *platform.Platform, stdou
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", pl.Metrics.Handler())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("metrics: serve", "error", err)
 		}
-	}()
-	go func() {
+	})
+	// Serve returns as soon as Shutdown begins; Shutdown returns once the
+	// requests under way have ended.
+	wg.Go(func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
-	}()
+	})
 	fmt.Fprintf(stdout, "leadline metrics at http://%s/metrics\n", ln.Addr())
-	return func() { <-done }, nil
+	return wg.Wait, nil
 }

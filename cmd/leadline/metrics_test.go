@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 )
@@ -21,9 +20,10 @@ func TestServeMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
+	dir := t.TempDir()
 	go func() {
 		done <- cmdServe(ctx, []string{"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--runner=false",
-			"--db", filepath.Join(t.TempDir(), "s.db")}, pw, io.Discard)
+			"--db", filepath.Join(dir, "s.db")}, pw, io.Discard)
 		pw.Close()
 	}()
 	rd := bufio.NewReader(pr)
@@ -64,10 +64,5 @@ func TestServeMetrics(t *testing.T) {
 	is.True(err != nil)
 
 	cancel()
-	select {
-	case err := <-done:
-		is.NoErr(err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopsLeavingNothing(t, done, dir)
 }

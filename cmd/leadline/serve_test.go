@@ -3,11 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +27,12 @@ func TestServeAndShutDown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
+	dir := t.TempDir()
 	go func() {
-		done <- cmdServe(ctx, []string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "s.db")}, pw, io.Discard)
+		done <- cmdServe(ctx, []string{"--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "s.db")}, pw, io.Discard)
 		pw.Close()
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	is.NoErr(err)
-	go io.Copy(io.Discard, pr) //nolint:errcheck
-	base := strings.Fields(strings.TrimPrefix(line, "leadline serving "))[0]
-	base = strings.TrimSuffix(base, "/v1")
+	base := servingAt(t, pr)
 
 	res, err := http.Get(base + "/healthz")
 	is.NoErr(err)
@@ -51,12 +52,7 @@ func TestServeAndShutDown(t *testing.T) {
 	res.Body.Close()
 
 	cancel()
-	select {
-	case err := <-done:
-		is.NoErr(err) // a clean shutdown
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopsLeavingNothing(t, done, dir) // a clean shutdown
 }
 
 // TestServeOnABusyPort: a port another program holds is refused with how
@@ -96,4 +92,117 @@ func TestFlagHelpNamesNoFalseArgument(t *testing.T) {
 	out, err := runCmd("serve", "--help")
 	is.NoErr(err)
 	is.True(strings.Contains(out, "\n  -runner\n"))
+}
+
+// TestServeStopsEverythingBeforeReturning: once serve returns after a
+// shutdown, nothing it started runs or writes any more: none of its
+// goroutines is left, and the directory of its database can be removed
+// and stays removed. Serve is stopped again and again, right after it
+// starts (while the runner, the webhook worker and the mail reader run
+// their first tick) and after a call. Not parallel: no other test's serve
+// runs meanwhile, so any such goroutine left is this one's.
+func TestServeStopsEverythingBeforeReturning(t *testing.T) {
+	for i := range 6 {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- cmdServe(ctx, []string{"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--tick", "1ms",
+				"--db", filepath.Join(dir, "s.db")}, pw, io.Discard)
+			pw.Close()
+		}()
+		base := servingAt(t, pr)
+		if i%2 == 1 {
+			res, err := http.Get(base + "/v1/me")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+		cancel()
+		stopsLeavingNothing(t, done, dir)
+		noneLeft(t)
+	}
+}
+
+// TestWorkStopsEverythingBeforeReturning: the same for work.
+func TestWorkStopsEverythingBeforeReturning(t *testing.T) {
+	for range 4 {
+		dir := t.TempDir()
+		dsn := filepath.Join(dir, "w.db")
+		if _, err := runCmd("migrate", "--db", dsn); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- cmdWork(ctx, []string{"--metrics-addr", "127.0.0.1:0", "--tick", "1ms", "--db", dsn}, pw, io.Discard)
+			pw.Close()
+		}()
+		outputLine(t, pr, "leadline runner and webhook worker working")
+		cancel()
+		stopsLeavingNothing(t, done, dir)
+		noneLeft(t)
+	}
+}
+
+// servingAt reads serve's output up to the line that says where it
+// serves, and returns that base URL; the rest of the output is dropped.
+func servingAt(t *testing.T, out io.Reader) string {
+	t.Helper()
+	return strings.TrimSuffix(strings.Fields(outputLine(t, out, "leadline serving "))[0], "/v1")
+}
+
+// outputLine reads a command's output up to the first line that starts
+// with prefix, and returns the rest of that line; the rest of the output
+// is dropped.
+func outputLine(t *testing.T, out io.Reader, prefix string) string {
+	t.Helper()
+	rd := bufio.NewReader(out)
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			go io.Copy(io.Discard, rd) //nolint:errcheck
+			return rest
+		}
+	}
+}
+
+// stopsLeavingNothing waits for a command stopped by its context to
+// return cleanly, then checks that nothing writes into dir any more: dir
+// can be removed, and nothing brings it back.
+func stopsLeavingNothing(t *testing.T, done <-chan error, dir string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not stop")
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatalf("something still writes in the database's directory: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the database's directory came back after it was removed: %v", err)
+	}
+}
+
+// noneLeft fails if a goroutine that serve or work starts still runs.
+func noneLeft(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	for _, f := range []string{"webhooks.(*Worker).Run", "engine.(*Runner).Run", "email.(*Reader).Run", "main.runMailReader",
+		"main.sweep", "main.serveMetrics", "net/http.(*Server).Serve", "net/http.(*Server).Shutdown"} {
+		if strings.Contains(stacks, f) {
+			t.Fatalf("%s still runs after the command returned:\n%s", f, stacks)
+		}
+	}
 }
