@@ -31,21 +31,8 @@ command's flags.
 `
 
 func cmdBlacklist(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usageError{"blacklist: give list, add or remove"}
-	}
-	switch args[0] {
-	case "-h", "--help", "-help", "help":
-		return &helpRequest{text: blacklistHelp}
-	case "list":
-		return cmdBlacklistList(ctx, args[1:], stdout)
-	case "add":
-		return cmdBlacklistAdd(ctx, args[1:], stdout)
-	case "remove":
-		return cmdBlacklistRemove(ctx, args[1:], stdout)
-	default:
-		return usageError{fmt.Sprintf("blacklist: unknown command %q", args[0])}
-	}
+	return runGroup(ctx, "blacklist", blacklistHelp, args, stdout,
+		subcommand{"list", cmdBlacklistList}, subcommand{"add", cmdBlacklistAdd}, subcommand{"remove", cmdBlacklistRemove})
 }
 
 // parseWithArgs is parse for a command that takes arguments after its

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/leadline/leadline/inbox"
@@ -33,12 +32,6 @@ func init() {
 		"Reads every reply of the file with the classifier leadline installs (or the model in --model) and prints accuracy by intent,\n" +
 		"language and channel and the confusion matrix."
 }
-
-// stringList is a flag that may be given several times.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func cmdClassifier(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -74,7 +67,7 @@ func readExampleFiles(names []string) ([]inbox.Example, error) {
 
 func cmdClassifierTrain(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, dsn := newFlags("classifier train")
-	var from stringList
+	var from multiFlag
 	fs.Var(&from, "from", "a file of labelled replies, JSON lines (may be given several times)")
 	wsName := fs.String("from-workspace", "", "train on this workspace's hand-set intents and store the model for it")
 	out := fs.String("out", "classifier.llcm", "with --from: where to write the model")
@@ -123,7 +116,7 @@ func classify(c inbox.Classifier, ex inbox.Example) inbox.Intent {
 
 func cmdClassifierEval(args []string, stdout io.Writer) error {
 	fs, _ := newFlags("classifier eval")
-	var on stringList
+	var on multiFlag
 	fs.Var(&on, "on", "a file of labelled replies, JSON lines (may be given several times)")
 	model := fs.String("model", "", "a model file (default: the built-in model)")
 	if err := parse(fs, args); err != nil {

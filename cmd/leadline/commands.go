@@ -232,22 +232,42 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func cmdKeys(ctx context.Context, args []string, stdout io.Writer) error {
+// subcommand is one command of a group: keys create, blacklist add.
+type subcommand struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout io.Writer) error
+}
+
+// runGroup runs the command of group that args name first, with the rest
+// of args; help (or no command at all, as a usage error) says what the
+// group's commands are.
+func runGroup(ctx context.Context, group, help string, args []string, stdout io.Writer, subs ...subcommand) error {
 	if len(args) == 0 {
-		return usageError{"keys: give create, list or revoke"}
+		names := make([]string, len(subs))
+		for i, s := range subs {
+			names[i] = s.name
+		}
+		give := names[len(names)-1]
+		if len(names) > 1 {
+			give = strings.Join(names[:len(names)-1], ", ") + " or " + give
+		}
+		return usageError{group + ": give " + give}
 	}
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
-		return &helpRequest{text: keysHelp}
-	case "create":
-		return cmdKeysCreate(ctx, args[1:], stdout)
-	case "list":
-		return cmdKeysList(ctx, args[1:], stdout)
-	case "revoke":
-		return cmdKeysRevoke(ctx, args[1:], stdout)
-	default:
-		return usageError{fmt.Sprintf("keys: unknown command %q", args[0])}
+		return &helpRequest{text: help}
 	}
+	for _, s := range subs {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], stdout)
+		}
+	}
+	return usageError{fmt.Sprintf("%s: unknown command %q", group, args[0])}
+}
+
+func cmdKeys(ctx context.Context, args []string, stdout io.Writer) error {
+	return runGroup(ctx, "keys", keysHelp, args, stdout,
+		subcommand{"create", cmdKeysCreate}, subcommand{"list", cmdKeysList}, subcommand{"revoke", cmdKeysRevoke})
 }
 
 // parseExpiry reads YYYY-MM-DD (the end of that day is not implied: the key

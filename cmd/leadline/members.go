@@ -19,17 +19,7 @@ Run 'leadline members invite --help' for its flags.
 `
 
 func cmdMembers(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usageError{"members: give invite"}
-	}
-	switch args[0] {
-	case "-h", "--help", "-help", "help":
-		return &helpRequest{text: membersHelp}
-	case "invite":
-		return cmdMembersInvite(ctx, args[1:], stdout)
-	default:
-		return usageError{fmt.Sprintf("members: unknown command %q", args[0])}
-	}
+	return runGroup(ctx, "members", membersHelp, args, stdout, subcommand{"invite", cmdMembersInvite})
 }
 
 func cmdMembersInvite(ctx context.Context, args []string, stdout io.Writer) error {
