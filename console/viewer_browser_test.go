@@ -1,6 +1,7 @@
 package console
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,11 +47,11 @@ func TestBrowserViewerSeesOneClient(t *testing.T) {
 	}
 
 	// The inbox, from the navigation: Ann's thread only.
-	p.Do(chromedp.Click(chromedp.CSS(`nav a[href$="/inbox"]`)), chromedp.WaitVisible(chromedp.ID("threads")))
+	follow(p, `nav a[href$="/inbox"]`, chromedp.WaitVisible(chromedp.ID("threads")))
 	is.True(strings.Contains(text(p, "#threads"), "Ann Lee"))
 	check("the inbox")
 	p.Screenshot("viewer-inbox")
-	p.Do(chromedp.Click(chromedp.CSS(`#threads a[href$="/inbox/`+vw.annThread+`"]`)), chromedp.WaitVisible(chromedp.ID("messages")))
+	follow(p, `#threads a[href$="/inbox/`+vw.annThread+`"]`, chromedp.WaitVisible(chromedp.ID("messages")))
 	is.True(strings.Contains(text(p, "#messages"), "Thursday afternoon?"))
 	is.Equal(evalInt(p, `document.querySelectorAll('#reply-body').length`), 0) // no reply form
 	check("Ann's thread")
@@ -61,12 +62,12 @@ func TestBrowserViewerSeesOneClient(t *testing.T) {
 	check("Cy's thread")
 
 	// Tasks: Dee's call, not Eve's; no Done or Skip.
-	p.Do(chromedp.Click(chromedp.CSS(`nav a[href$="/tasks"]`)), chromedp.WaitVisible(chromedp.CSS(`main table`)))
+	follow(p, `nav a[href$="/tasks"]`, chromedp.WaitVisible(chromedp.CSS(`main table`)))
 	is.True(strings.Contains(text(p, "main table"), "Call Dee"))
 	check("the tasks")
 
 	// Reports: over time, then per client (Globex alone).
-	p.Do(chromedp.Click(chromedp.CSS(`nav a[href$="/reports"]`)), chromedp.WaitVisible(chromedp.ID("chart-series")))
+	follow(p, `nav a[href$="/reports"]`, chromedp.WaitVisible(chromedp.ID("chart-series")))
 	check("the reports")
 	p.Do(chromedp.Navigate(base+"/reports/clients"), chromedp.WaitVisible(chromedp.ID("table-clients")))
 	is.True(strings.Contains(text(p, "#table-clients"), "Globex"))
@@ -74,10 +75,10 @@ func TestBrowserViewerSeesOneClient(t *testing.T) {
 	check("the reports per client")
 
 	// Sequences: Globex's two; one opened, Initech's not found.
-	p.Do(chromedp.Click(chromedp.CSS(`nav a[href$="/sequences"]`)), chromedp.WaitVisible(chromedp.Search(`//h1[contains(., "Sequences")]`)))
+	follow(p, `nav a[href$="/sequences"]`, chromedp.WaitVisible(chromedp.Search(`//h1[contains(., "Sequences")]`)))
 	is.True(strings.Contains(text(p, "main table"), "Mail Globex") && strings.Contains(text(p, "main table"), "Call Globex"))
 	check("the sequences")
-	p.Do(chromedp.Click(chromedp.CSS(`main table a[href$="/sequences/`+vw.seqs["Globex"]+`"]`)), chromedp.WaitVisible(chromedp.Search(`//h1[contains(., "Mail Globex")]`)))
+	follow(p, `main table a[href$="/sequences/`+vw.seqs["Globex"]+`"]`, chromedp.WaitVisible(chromedp.Search(`//h1[contains(., "Mail Globex")]`)))
 	check("Globex's sequence")
 	p.Do(chromedp.Navigate(base+"/sequences/"+vw.seqs["Initech"]), chromedp.WaitVisible(chromedp.CSS(`.error`)))
 	check("Initech's sequence")
@@ -95,4 +96,13 @@ func TestBrowserViewerSeesOneClient(t *testing.T) {
 	p.Allow("status of 403")
 	p.Do(chromedp.Navigate(base+"/settings/blacklist"), chromedp.WaitVisible(chromedp.CSS(`.error`)))
 	check("the blacklist")
+}
+
+// follow opens the link sel finds on the page, as a click on it would, and
+// waits for the new page to load and for wait: chromedp.Navigate waits for
+// the new document's load, where a click returns at once and a query that
+// follows it may read the old document while it is replaced.
+func follow(p *browsertest.Page, sel string, wait chromedp.Action[chromedp.Void]) {
+	href := browsertest.Get(p, chromedp.Evaluate[string](`document.querySelector(`+strconv.Quote(sel)+`).href`))
+	p.Do(chromedp.Navigate(href), wait)
 }

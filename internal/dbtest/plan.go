@@ -20,7 +20,10 @@ type Recorder struct {
 }
 
 // Record adds a recorder to d. Tests turn it on around the calls whose
-// queries they want to inspect.
+// queries they want to inspect. Adding it is not safe while d runs a
+// query (bun's query hooks are not guarded): a test whose server may
+// still be writing in the background (a flush of the rate counts) waits
+// for that first (server.Server.Flush).
 func Record(d *db.DB) *Recorder {
 	r := &Recorder{}
 	d.AddQueryHook(r)
