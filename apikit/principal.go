@@ -2,6 +2,7 @@ package apikit
 
 import (
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -90,4 +91,24 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 func PrincipalFrom(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
+}
+
+// CheckAssignee refuses an assignee who is not an active member of the
+// workspace (nil, which unassigns, always passes): the one rule of every
+// assignee route, threads' and tasks'. what names the thing assigned
+// ("thread", "task") in the remedy; isMember answers for the workspace.
+func CheckAssignee(ctx context.Context, isMember func(ctx context.Context, workspaceID, memberID string) (bool, error),
+	workspaceID string, assigneeID *string, what string) error {
+	if assigneeID == nil {
+		return nil
+	}
+	ok, err := isMember(ctx, workspaceID, *assigneeID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Invalid(fmt.Sprintf("assignee_id %s is not an active member of this workspace.", *assigneeID),
+			"Assign the "+what+" to a member of the workspace, or send null to unassign it.")
+	}
+	return nil
 }

@@ -278,15 +278,8 @@ func (svc *Service) SetAssignee(ctx context.Context, p apikit.Principal, id stri
 		if th, err = svc.Visible(ctx, p, id, true); err != nil {
 			return err
 		}
-		if assigneeID != nil {
-			ok, err := svc.catalog.IsMember(ctx, p.WorkspaceID, *assigneeID)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return apikit.Invalid(fmt.Sprintf("assignee_id %s is not an active member of this workspace.", *assigneeID),
-					"Assign the thread to a member of the workspace, or send null to unassign it.")
-			}
+		if err := apikit.CheckAssignee(ctx, svc.catalog.IsMember, p.WorkspaceID, assigneeID, "thread"); err != nil {
+			return err
 		}
 		if apikit.Deref(th.AssigneeID) == apikit.Deref(assigneeID) {
 			return nil

@@ -110,15 +110,8 @@ func (svc *Service) SetAssignee(ctx context.Context, p apikit.Principal, id stri
 		if t, err = svc.Visible(ctx, p, id); err != nil {
 			return err
 		}
-		if assigneeID != nil {
-			ok, err := svc.members.IsMember(ctx, p.WorkspaceID, *assigneeID)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return apikit.Invalid(fmt.Sprintf("assignee_id %s is not an active member of this workspace.", *assigneeID),
-					"Assign the task to a member of the workspace, or send null to unassign it.")
-			}
+		if err := apikit.CheckAssignee(ctx, svc.members.IsMember, p.WorkspaceID, assigneeID, "task"); err != nil {
+			return err
 		}
 		if apikit.Deref(t.AssigneeID) == apikit.Deref(assigneeID) {
 			return nil
