@@ -291,9 +291,15 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string, seri
 		perSender = "metric LIKE 'sends.%'"
 	}
 	// Totals alone need the days of those rows only: the other metrics
-	// sum over the period in the database.
+	// sum over the period in the database. The totals per sender take each
+	// sender's actions per day from the client grain's SenderSends rows
+	// (senderShares): fewer rows than its own, one per action.
+	byClientGrain := !series && grain == grainSender && group == "sender_id"
 	day := "day"
-	if !series {
+	switch {
+	case byClientGrain:
+		day = "''"
+	case !series:
 		day = "CASE WHEN " + perSender + " THEN day ELSE '' END"
 	}
 	q := sc.subjects(idb.NewSelect().TableExpr(from).ColumnExpr(col+" AS g").ColumnExpr(day+" AS d").Column("metric").
@@ -340,13 +346,18 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string, seri
 			if series {
 				a.point(sc.bucket(r.Day)).counts["sends.total"] += r.Value
 			}
-			if grain == grainSubject || grain == grainSender {
+			if (grain == grainSubject || grain == grainSender) && !byClientGrain {
 				share(daySender{r.Day, r.Sender}, r.G, r.Value)
 			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if byClientGrain {
+		if err := svc.senderShares(ctx, sc, share); err != nil {
+			return nil, err
+		}
 	}
 	var ttrs []struct {
 		G   string `bun:"g"`
@@ -377,6 +388,36 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string, seri
 		return nil, err
 	}
 	return &aggregation{groups: out, senders: senders}, nil
+}
+
+// senderShares shares each sender's actions per day in the scope to the
+// sender itself, from the client grain's SenderSends rows.
+func (svc *Service) senderShares(ctx context.Context, sc *scope, share func(daySender, string, int64)) error {
+	var rows []struct {
+		Day    string `bun:"day"`
+		Metric string `bun:"metric"`
+		Value  int64  `bun:"value"`
+	}
+	if sc.empty {
+		return nil
+	}
+	// The client grain has no sender: the scope's senders are picked from
+	// the metrics below.
+	q := svc.db.IDB(ctx).NewSelect().Table("report_daily").Column("day", "metric").ColumnExpr("SUM(value) AS value").
+		Where("workspace_id = ? AND grain = ? AND day >= ? AND day <= ? AND metric LIKE 'sender:%'", sc.ws, grainClient, sc.from, sc.to)
+	if sc.clients != nil {
+		q = q.Where("client_id IN (?)", bun.In(sc.clients))
+	}
+	if err := q.GroupExpr("day, metric").Scan(ctx, &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		sender, ok := senderOf(r.Metric)
+		if ok && (sc.senders == nil || slices.Contains(sc.senders, sender)) {
+			share(daySender{r.Day, sender}, sender, r.Value)
+		}
+	}
+	return nil
 }
 
 // grain is the narrowest grain of report_daily that holds the numbers of
