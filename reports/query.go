@@ -485,7 +485,7 @@ func (sc *scope) filtered() bool {
 // workspace, but for no sequence.
 func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares map[daySender]map[string]int64, get func(string) *agg,
 	senders map[string]*SenderUse) error {
-	ss, err := svc.areas.Senders.All(ctx, sc.ws)
+	ss, err := svc.areas.Senders.Costs(ctx, sc.ws)
 	if err != nil {
 		return err
 	}
@@ -548,7 +548,7 @@ func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares m
 // scope holds or whose idle days it would own: all their actions, for
 // every client. A few senders are read through the sender index of the
 // sender grain; many, from the client grain's per-sender rows.
-func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, ss []senders.Sender, shares map[daySender]map[string]int64) (map[daySender]int64, error) {
+func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, ss []senders.Cost, shares map[daySender]map[string]int64) (map[daySender]int64, error) {
 	totals := map[daySender]int64{}
 	if !sc.filtered() {
 		for k, m := range shares {
@@ -613,7 +613,7 @@ func daysInMonth(day string) int {
 
 // idleOwner is the subject of group an idle day of s counts for, if the
 // scope shows it.
-func (sc *scope) idleOwner(s senders.Sender, group string) (string, bool) {
+func (sc *scope) idleOwner(s senders.Cost, group string) (string, bool) {
 	client := apikit.Deref(s.ClientID)
 	if sc.empty || sc.sequence != "" || (sc.clients != nil && !slices.Contains(sc.clients, client)) ||
 		(sc.senders != nil && !slices.Contains(sc.senders, s.ID)) {
