@@ -64,8 +64,11 @@ type SenderSource interface {
 	// exist, by name and id. Returns no error for an id that does not
 	// exist.
 	Refs(ctx context.Context, workspaceID string, ids []string) ([]senders.Ref, error)
-	// All returns every sender of the workspace, by name, for their costs.
+	// All returns every sender of the workspace, by name.
 	All(ctx context.Context, workspaceID string) ([]senders.Sender, error)
+	// Costs returns the id, client, monthly cost and creation time of
+	// every sender of the workspace, by name and id: what costs spread.
+	Costs(ctx context.Context, workspaceID string) ([]senders.Cost, error)
 	// Usage returns the sender's counters from fromDay to toDay (its local
 	// days, included); a day with no use has no row.
 	Usage(ctx context.Context, senderID, fromDay, toDay string) ([]senders.Usage, error)

@@ -75,26 +75,51 @@ func TestSimulatedMonth(t *testing.T) {
 		is.NoErr(d.IDB(ctx).NewSelect().Table("sequences").Column("id").Where("workspace_id = ?", w.ID).Scan(ctx, &sequences))
 		owner := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
 		cnt := counter{evs: evs, loc: loc, from: "2026-03-02", to: "2026-03-31", today: "2026-04-01", senders: ss}
+		same := func(what any, got, want map[string]*float64) {
+			t.Helper()
+			for key, def := range reports.Definitions() {
+				g, w := got[key], want[key]
+				if (g == nil) != (w == nil) || (g != nil && math.Abs(*g-*w) > 0.005) {
+					t.Fatalf("%v %s (%s): report %v, independent count %v", what, key, def.Unit, deref(g), deref(w))
+				}
+			}
+		}
 		check := func(prm reports.Params, want map[string]*float64) {
 			t.Helper()
 			prm.From, prm.To = cnt.from, cnt.to
 			got, err := svc.Overview(ctx, owner, prm)
 			is.NoErr(err)
-			for key, def := range reports.Definitions() {
-				g, w := got.Totals[key], want[key]
-				if (g == nil) != (w == nil) || (g != nil && math.Abs(*g-*w) > 0.005) {
-					t.Fatalf("%+v %s (%s): report %v, independent count %v", prm, key, def.Unit, deref(g), deref(w))
-				}
+			same(prm, got.Totals, want)
+		}
+		// Every row of a list report (which reads the period's totals of
+		// its own grain) is the independent count of its subject.
+		list := func(kind, client string, want func(id string) map[string]*float64) {
+			t.Helper()
+			page, err := svc.List(ctx, owner, kind, reports.Params{From: cnt.from, To: cnt.to, ClientID: client}, reports.ListParams{Limit: 100})
+			is.NoErr(err)
+			is.True(len(page.Data) > 0)
+			for _, r := range page.Data {
+				same(kind+" "+r.ID, r.Metrics, want(r.ID))
 			}
 		}
-		all := cnt.count("", "")
+		all := cnt.count("", "", "")
 		is.True(*all["replies"] > 0 && *all["invites.accepted"] > 0 && *all["meetings.booked"] > 0 && *all["cost.total"] > 0)
 		check(reports.Params{}, all)
 		for _, c := range clients {
-			check(reports.Params{ClientID: c}, cnt.count(c, ""))
+			check(reports.Params{ClientID: c}, cnt.count(c, "", ""))
 		}
 		for _, q := range sequences {
-			check(reports.Params{SequenceID: q}, cnt.count("", q))
+			check(reports.Params{SequenceID: q}, cnt.count("", q, ""))
+		}
+		for _, s := range ss {
+			check(reports.Params{SenderID: s.ID}, cnt.count("", "", s.ID))
+		}
+		list(reports.Clients, "", func(id string) map[string]*float64 { return cnt.count(id, "", "") })
+		list(reports.Sequences, "", func(id string) map[string]*float64 { return cnt.count("", id, "") })
+		list(reports.Senders, "", func(id string) map[string]*float64 { return cnt.count("", "", id) })
+		for _, c := range clients {
+			list(reports.Sequences, c, func(id string) map[string]*float64 { return cnt.count(c, id, "") })
+			list(reports.Senders, c, func(id string) map[string]*float64 { return cnt.count(c, "", id) })
 		}
 	})
 }
@@ -159,14 +184,15 @@ func val(s *string) string {
 	return *s
 }
 
-// count returns every metric over the period for one client or sequence
-// ("" for any).
-func (c counter) count(client, sequence string) map[string]*float64 {
+// count returns every metric over the period for one client, sequence or
+// sender ("" for any).
+func (c counter) count(client, sequence, sender string) map[string]*float64 {
 	n := map[string]float64{}
 	day := func(t time.Time) string { return t.In(c.loc).Format(time.DateOnly) }
 	in := func(e events.Exported) bool {
 		d := day(e.At)
-		return d >= c.from && d <= c.to && (client == "" || val(e.ClientID) == client) && (sequence == "" || val(e.SequenceID) == sequence)
+		return d >= c.from && d <= c.to && (client == "" || val(e.ClientID) == client) && (sequence == "" || val(e.SequenceID) == sequence) &&
+			(sender == "" || val(e.SenderID) == sender)
 	}
 	firstContact := map[string]events.Exported{} // by enrollment
 	type thread struct {
@@ -258,7 +284,7 @@ func (c counter) count(client, sequence string) map[string]*float64 {
 			switch {
 			case all > 0:
 				perDay += daily * mine / all
-			case sequence == "" && (client == "" || val(s.ClientID) == client):
+			case sequence == "" && (client == "" || val(s.ClientID) == client) && (sender == "" || s.ID == sender):
 				perDay += daily
 			}
 		}

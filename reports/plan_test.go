@@ -52,8 +52,12 @@ func TestReportPlans(t *testing.T) {
 				if _, err := svc.ReplyThreads(ctx, p, prm, 50, 0); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := svc.List(ctx, p, reports.Clients, prm, reports.ListParams{}); err != nil {
-					t.Fatal(err)
+				// The lists per sequence and per sender read the sequence
+				// and sender grains, and the client list the client grain.
+				for _, kind := range []string{reports.Clients, reports.Sequences, reports.Senders} {
+					if _, err := svc.List(ctx, p, kind, prm, reports.ListParams{}); err != nil {
+						t.Fatal(err)
+					}
 				}
 			})...)
 		}
@@ -73,9 +77,19 @@ func TestReportPlans(t *testing.T) {
 		// Every read of report_daily is bounded by days (or a sequence or
 		// a sender), never a whole workspace.
 		bounded := regexp.MustCompile(`day >= |sequence_id = |sender_id IN`)
+		grains := map[string]bool{}
+		grain := regexp.MustCompile(`grain = '(\w+)'`)
 		for _, q := range reads {
 			if strings.Contains(q, "FROM \"report_daily\"") && !bounded.MatchString(q) {
 				t.Errorf("unbounded read of report_daily: %s", q)
+			}
+			if m := grain.FindStringSubmatch(q); m != nil {
+				grains[m[1]] = true
+			}
+		}
+		for _, g := range []string{"client", "sequence", "sender"} {
+			if !grains[g] {
+				t.Errorf("no report read the %s grain: %v", g, grains)
 			}
 		}
 	})
@@ -100,6 +114,10 @@ func TestSubjectReportPlans(t *testing.T) {
 			{"report_daily_sequence", "SELECT day, metric, SUM(value) FROM report_daily WHERE workspace_id = 'w' AND grain = 'subject' AND day >= '2026-01-01' AND day <= '2026-03-31' AND sequence_id = 'q' GROUP BY day, metric"},
 			{"report_daily_sender", "SELECT day, metric, SUM(value) FROM report_daily WHERE workspace_id = 'w' AND grain = 'subject' AND day >= '2026-01-01' AND day <= '2026-03-31' AND sender_id IN ('s') GROUP BY day, metric"},
 			{"report_daily_sequence", "SELECT metric, SUM(value) FROM report_daily WHERE workspace_id = 'w' AND grain = 'subject' AND sequence_id = 'q' AND day >= '2026-01-01' AND day <= '2026-03-31' AND metric LIKE 'step:%' GROUP BY metric"},
+			// A sequence's report without a sender filter reads the sequence
+			// grain; a sender's without a sequence filter, the sender grain.
+			{"report_daily_sequence", "SELECT day, metric, SUM(value) FROM report_daily WHERE workspace_id = 'w' AND grain = 'sequence' AND day >= '2026-01-01' AND day <= '2026-03-31' AND sequence_id = 'q' GROUP BY day, metric"},
+			{"report_daily_sender", "SELECT day, metric, SUM(value) FROM report_daily WHERE workspace_id = 'w' AND grain = 'sender' AND day >= '2026-01-01' AND day <= '2026-03-31' AND sender_id IN ('s') GROUP BY day, metric"},
 			{"report_threads_sequence", "SELECT day, time_to_reply FROM report_threads WHERE workspace_id = 'w' AND day >= '2026-01-01' AND day <= '2026-03-31' AND sequence_id = 'q' AND time_to_reply IS NOT NULL"},
 			{"report_threads_sender", "SELECT day, time_to_reply FROM report_threads WHERE workspace_id = 'w' AND day >= '2026-01-01' AND day <= '2026-03-31' AND sender_id IN ('s') AND time_to_reply IS NOT NULL"},
 		} {

@@ -256,8 +256,9 @@ func (a *agg) point(b string) *cell {
 }
 
 // aggregate reads the rollups in the scope, per subject of the column
-// group ("" for one subject: everything in the scope).
-func (svc *Service) aggregate(ctx context.Context, sc *scope, group string) (*aggregation, error) {
+// group ("" for one subject: everything in the scope). Without series it
+// reads the period's totals alone: no points.
+func (svc *Service) aggregate(ctx context.Context, sc *scope, group string, series bool) (*aggregation, error) {
 	out := map[string]*agg{}
 	senders := map[string]*SenderUse{}
 	get := func(g string) *agg {
@@ -274,25 +275,39 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string) (*ag
 	}
 	idb := svc.db.IDB(ctx)
 	// One pass over the period's rows: every metric per subject and point,
-	// and the actions per sender and day that the costs split by. Without
-	// a sequence or sender to single out, the client grain has it all.
-	grain := grainSubject
-	if (group == "" || group == "client_id") && sc.sequence == "" && sc.senders == nil {
-		grain = grainClient
-	}
+	// and the actions per sender and day that the costs split by.
+	grain := sc.grain(group)
 	from := "report_daily"
 	switch {
-	case grain == grainSubject && sc.sequence != "":
+	case grain != grainClient && grain != grainSender && sc.sequence != "":
 		from = svc.db.IndexedBy("report_daily", "report_daily_sequence")
-	case grain == grainSubject && sc.senders != nil && len(sc.senders) <= 50:
+	case grain != grainClient && grain != grainSequence && sc.senders != nil && len(sc.senders) <= 50:
 		from = svc.db.IndexedBy("report_daily", "report_daily_sender")
 	}
-	q := sc.subjects(idb.NewSelect().TableExpr(from).ColumnExpr(col+" AS g").Column("day", "metric").
+	// Each sender's actions come per day: from its sends.* rows where the
+	// grain has senders, from its SenderSends rows where it has none.
+	perSender := "metric LIKE 'sender:%'"
+	if grain == grainSubject || grain == grainSender {
+		perSender = "metric LIKE 'sends.%'"
+	}
+	// Totals alone need the days of those rows only: the other metrics
+	// sum over the period in the database. The totals per sender take each
+	// sender's actions per day from the client grain's SenderSends rows
+	// (senderShares): fewer rows than its own, one per action.
+	byClientGrain := !series && grain == grainSender && group == "sender_id"
+	day := "day"
+	switch {
+	case byClientGrain:
+		day = "''"
+	case !series:
+		day = "CASE WHEN " + perSender + " THEN day ELSE '' END"
+	}
+	q := sc.subjects(idb.NewSelect().TableExpr(from).ColumnExpr(col+" AS g").ColumnExpr(day+" AS d").Column("metric").
 		Where("workspace_id = ? AND grain = ? AND day >= ? AND day <= ?", sc.ws, grain, sc.from, sc.to))
-	if grain == grainSubject {
-		q = q.ColumnExpr("CASE WHEN metric LIKE 'sends.%' THEN sender_id ELSE '' END AS sender").GroupExpr(groupBy(group, "day, metric, sender"))
+	if grain == grainSubject || grain == grainSender {
+		q = q.ColumnExpr("CASE WHEN metric LIKE 'sends.%' THEN sender_id ELSE '' END AS sender").GroupExpr(groupBy(group, "d, metric, sender"))
 	} else {
-		q = q.ColumnExpr("'' AS sender").GroupExpr(groupBy(group, "day, metric"))
+		q = q.ColumnExpr("'' AS sender").GroupExpr(groupBy(group, "d, metric"))
 	}
 	rows, err := q.ColumnExpr("SUM(value) AS value").Rows(ctx)
 	if err != nil {
@@ -321,20 +336,28 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string) (*ag
 			continue
 		}
 		a := get(r.G)
-		p := a.point(sc.bucket(r.Day))
-		p.counts[r.Metric] += r.Value
 		a.total.counts[r.Metric] += r.Value
+		if series {
+			a.point(sc.bucket(r.Day)).counts[r.Metric] += r.Value
+		}
 		if isSends(r.Metric) {
 			// sends.total is the sum of the actions, not a row of its own.
-			p.counts["sends.total"] += r.Value
 			a.total.counts["sends.total"] += r.Value
-			if grain == grainSubject {
+			if series {
+				a.point(sc.bucket(r.Day)).counts["sends.total"] += r.Value
+			}
+			if (grain == grainSubject || grain == grainSender) && !byClientGrain {
 				share(daySender{r.Day, r.Sender}, r.G, r.Value)
 			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if byClientGrain {
+		if err := svc.senderShares(ctx, sc, share); err != nil {
+			return nil, err
+		}
 	}
 	var ttrs []struct {
 		G   string `bun:"g"`
@@ -355,14 +378,62 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string) (*ag
 	}
 	for _, r := range ttrs {
 		a := get(r.G)
-		c := a.point(sc.bucket(r.Day))
-		c.ttr = append(c.ttr, r.TTR)
+		if series {
+			c := a.point(sc.bucket(r.Day))
+			c.ttr = append(c.ttr, r.TTR)
+		}
 		a.total.ttr = append(a.total.ttr, r.TTR)
 	}
 	if err := svc.costs(ctx, sc, group, shares, get, senders); err != nil {
 		return nil, err
 	}
 	return &aggregation{groups: out, senders: senders}, nil
+}
+
+// senderShares shares each sender's actions per day in the scope to the
+// sender itself, from the client grain's SenderSends rows.
+func (svc *Service) senderShares(ctx context.Context, sc *scope, share func(daySender, string, int64)) error {
+	var rows []struct {
+		Day    string `bun:"day"`
+		Metric string `bun:"metric"`
+		Value  int64  `bun:"value"`
+	}
+	if sc.empty {
+		return nil
+	}
+	// The client grain has no sender: the scope's senders are picked from
+	// the metrics below.
+	q := svc.db.IDB(ctx).NewSelect().Table("report_daily").Column("day", "metric").ColumnExpr("SUM(value) AS value").
+		Where("workspace_id = ? AND grain = ? AND day >= ? AND day <= ? AND metric LIKE 'sender:%'", sc.ws, grainClient, sc.from, sc.to)
+	if sc.clients != nil {
+		q = q.Where("client_id IN (?)", bun.In(sc.clients))
+	}
+	if err := q.GroupExpr("day, metric").Scan(ctx, &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		sender, ok := senderOf(r.Metric)
+		if ok && (sc.senders == nil || slices.Contains(sc.senders, sender)) {
+			share(daySender{r.Day, sender}, sender, r.Value)
+		}
+	}
+	return nil
+}
+
+// grain is the narrowest grain of report_daily that holds the numbers of
+// the scope per subject of group. Without a sequence or sender to single
+// out, the client grain has it all; without a sender, the sequence grain;
+// without a sequence, the sender grain.
+func (sc *scope) grain(group string) string {
+	switch {
+	case (group == "" || group == "client_id") && sc.sequence == "" && sc.senders == nil:
+		return grainClient
+	case group != "sender_id" && sc.senders == nil:
+		return grainSequence
+	case group != "sequence_id" && sc.sequence == "":
+		return grainSender
+	}
+	return grainSubject
 }
 
 // aggregation is what aggregate read: each subject's cells, and each
@@ -378,7 +449,8 @@ type SenderUse struct {
 	Cost    float64
 }
 
-// senderOf is the sender of a client-grain SenderSends metric.
+// senderOf is the sender of a client- or sequence-grain SenderSends
+// metric.
 func senderOf(metric string) (string, bool) {
 	rest, ok := strings.CutPrefix(metric, "sender:")
 	if !ok {
@@ -413,7 +485,7 @@ func (sc *scope) filtered() bool {
 // workspace, but for no sequence.
 func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares map[daySender]map[string]int64, get func(string) *agg,
 	senders map[string]*SenderUse) error {
-	ss, err := svc.areas.Senders.All(ctx, sc.ws)
+	ss, err := svc.areas.Senders.Costs(ctx, sc.ws)
 	if err != nil {
 		return err
 	}
@@ -475,8 +547,8 @@ func (svc *Service) costs(ctx context.Context, sc *scope, group string, shares m
 // senderTotals are the actions per day of the senders whose share the
 // scope holds or whose idle days it would own: all their actions, for
 // every client. A few senders are read through the sender index of the
-// subject grain; many, from the client grain's per-sender rows.
-func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, ss []senders.Sender, shares map[daySender]map[string]int64) (map[daySender]int64, error) {
+// sender grain; many, from the client grain's per-sender rows.
+func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, ss []senders.Cost, shares map[daySender]map[string]int64) (map[daySender]int64, error) {
 	totals := map[daySender]int64{}
 	if !sc.filtered() {
 		for k, m := range shares {
@@ -508,7 +580,7 @@ func (svc *Service) senderTotals(ctx context.Context, sc *scope, group string, s
 	if len(want) <= 50 {
 		q = q.TableExpr(svc.db.IndexedBy("report_daily", "report_daily_sender")).Column("sender_id").ColumnExpr("'' AS metric").
 			Where("workspace_id = ? AND grain = ? AND sender_id IN (?) AND day >= ? AND day <= ? AND metric LIKE 'sends.%'",
-				sc.ws, grainSubject, bun.In(slices.Sorted(maps.Keys(want))), sc.from, sc.to).
+				sc.ws, grainSender, bun.In(slices.Sorted(maps.Keys(want))), sc.from, sc.to).
 			GroupExpr("day, sender_id")
 	} else {
 		q = q.Table("report_daily").ColumnExpr("'' AS sender_id").Column("metric").
@@ -541,7 +613,7 @@ func daysInMonth(day string) int {
 
 // idleOwner is the subject of group an idle day of s counts for, if the
 // scope shows it.
-func (sc *scope) idleOwner(s senders.Sender, group string) (string, bool) {
+func (sc *scope) idleOwner(s senders.Cost, group string) (string, bool) {
 	client := apikit.Deref(s.ClientID)
 	if sc.empty || sc.sequence != "" || (sc.clients != nil && !slices.Contains(sc.clients, client)) ||
 		(sc.senders != nil && !slices.Contains(sc.senders, s.ID)) {
@@ -640,7 +712,7 @@ func (svc *Service) whole(ctx context.Context, p apikit.Principal, prm Params) (
 	if err != nil {
 		return nil, nil, err
 	}
-	aggs, err := svc.aggregate(ctx, sc, "")
+	aggs, err := svc.aggregate(ctx, sc, "", true)
 	if err != nil {
 		return nil, nil, err
 	}

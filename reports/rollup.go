@@ -48,26 +48,37 @@ type dailyKey struct {
 	metric string
 }
 
-// The grains of report_daily.
+// The grains of report_daily. The sequence and sender grains are the
+// subject grain without its senders or without its sequences (and without
+// the step metrics): the lists per sequence and per sender read them.
 const (
-	grainSubject = "subject"
-	grainClient  = "client"
+	grainSubject  = "subject"
+	grainClient   = "client"
+	grainSequence = "sequence"
+	grainSender   = "sender"
 )
 
-// SenderSends is the client-grain metric of a sender's actions for the
-// client: what costs are split by when no sequence or sender is asked for.
+// SenderSends is the client- and sequence-grain metric of a sender's
+// actions for the client or sequence: what costs are split by when no
+// sender is asked for.
 func SenderSends(senderID string) string { return "sender:" + senderID + ":sends" }
 
 // isSends reports whether metric counts one kind of action (sends.invite,
 // …): the rollups keep those, and sends.total is their sum.
 func isSends(metric string) bool { return strings.HasPrefix(metric, "sends.") }
 
-// count adds n to metric on day for s, at both grains.
+// count adds n to metric on day for s, at every grain. The client and
+// sequence grains, which have no sender, keep each sender's actions as
+// SenderSends: what costs are split by.
 func (t *tally) count(workspace, day string, s subject, metric string, n int64) {
+	bySequence := subject{client: s.client, sequence: s.sequence}
 	t.daily[dailyKey{workspace, grainSubject, day, s, metric}] += n
 	t.daily[dailyKey{workspace, grainClient, day, subject{client: s.client}, metric}] += n
+	t.daily[dailyKey{workspace, grainSequence, day, bySequence, metric}] += n
+	t.daily[dailyKey{workspace, grainSender, day, subject{client: s.client, sender: s.sender}, metric}] += n
 	if isSends(metric) && s.sender != "" {
 		t.daily[dailyKey{workspace, grainClient, day, subject{client: s.client}, SenderSends(s.sender)}] += n
+		t.daily[dailyKey{workspace, grainSequence, day, bySequence, SenderSends(s.sender)}] += n
 	}
 }
 

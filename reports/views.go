@@ -249,7 +249,7 @@ func (svc *Service) Cost(ctx context.Context, p apikit.Principal, prm Params) (*
 	}
 	// One pass per client gives the clients' costs, the total and each
 	// sender's share.
-	aggs, err := svc.aggregate(ctx, sc, "client_id")
+	aggs, err := svc.aggregate(ctx, sc, "client_id", false)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, kind string, p
 	if err != nil {
 		return none, err
 	}
-	aggs, err := svc.aggregate(ctx, sc, subjectColumn[kind])
+	aggs, err := svc.aggregate(ctx, sc, subjectColumn[kind], false)
 	if err != nil {
 		return none, err
 	}

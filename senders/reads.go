@@ -2,12 +2,13 @@ package senders
 
 import (
 	"context"
+	"time"
 
 	"github.com/leadline/leadline/internal/db"
 )
 
 // What other areas read of the senders' tables goes through the service
-// (Refs, Usage, LeadInvitations) or, inside a statement that must stay
+// (Refs, Costs, Usage, LeadInvitations) or, inside a statement that must stay
 // one for its plan, through a read view this file names
 // (JoinAcceptedInvitations): the senders own the shape of their tables.
 
@@ -31,6 +32,27 @@ func (b *BunStore) Refs(ctx context.Context, workspaceID string, ids []string) (
 // not exist is left out.
 func (svc *Service) Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error) {
 	return svc.store.Refs(ctx, workspaceID, ids)
+}
+
+// Cost is what the cost reports read of a sender: its id, client, monthly
+// cost and when it was added.
+type Cost struct {
+	ID          string    `bun:"id"`
+	ClientID    *string   `bun:"client_id"`
+	MonthlyCost float64   `bun:"monthly_cost"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+// Costs returns the cost of every sender of the workspace, by name and
+// id: four columns, none of the settings a Sender decodes.
+func (b *BunStore) Costs(ctx context.Context, workspaceID string) ([]Cost, error) {
+	return db.Refs[Cost](ctx, b.db.IDB(ctx), "senders", workspaceID, nil, "id", "client_id", "monthly_cost", "created_at")
+}
+
+// Costs returns the id, client, monthly cost and creation time of every
+// sender of the workspace, by name and id.
+func (svc *Service) Costs(ctx context.Context, workspaceID string) ([]Cost, error) {
+	return svc.store.Costs(ctx, workspaceID)
 }
 
 // Usage returns the sender's counters from fromDay to toDay (its local

@@ -23,6 +23,7 @@ type Store interface {
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error)
 	InWorkspace(ctx context.Context, workspaceID string) ([]Sender, error)
 	Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error)
+	Costs(ctx context.Context, workspaceID string) ([]Cost, error)
 	LeadInvitations(ctx context.Context, leadID string) ([]Invitation, error)
 	Usage(ctx context.Context, senderID, fromDay, toDay string) ([]Usage, error)
 	Take(ctx context.Context, senderID, day, key string, limit int) (bool, error)

@@ -67,7 +67,7 @@ func saveAndRead(t *testing.T, open Open) {
 
 // listAndRefs: the workspace's senders come by name; a scope keeps its
 // clients' senders; refs of nil ids are all of them, of ids those that
-// exist, of no ids none.
+// exist, of no ids none; costs are all of them.
 func listAndRefs(t *testing.T, open Open) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -92,6 +92,13 @@ func listAndRefs(t *testing.T, open Open) {
 	refs, err = st.Refs(ctx, f.WorkspaceID, []string{})
 	is.NoErr(err)
 	is.Equal(len(refs), 0)
+	costs, err := st.Costs(ctx, f.WorkspaceID)
+	is.NoErr(err)
+	is.Equal(len(costs), 2)
+	is.Equal(costs[1].ID, b.ID)
+	is.Equal(*costs[1].ClientID, f.ClientID)
+	is.Equal(costs[1].MonthlyCost, b.MonthlyCost)
+	is.True(costs[1].CreatedAt.Equal(all[1].CreatedAt))
 }
 
 // takeAndGiveBack: a counter takes units up to its limit and no more, a
