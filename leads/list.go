@@ -128,9 +128,17 @@ func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 	if f.Offset >= deepOffset && !s.ftsSearch(f.Q) {
 		// A deep page finds its ids in an index alone, then reads only
 		// those leads: an offset walks every skipped lead, and Postgres
-		// reads each one's row when it walks the primary key.
+		// reads each one's row when it walks the primary key. It walks
+		// from the nearer end of the order: total, just counted with the
+		// same filter, says where the page is from the oldest lead.
+		idOrder, limit, offset := order, f.Limit, f.Offset
+		if rest := total - f.Offset; rest > 0 && rest-f.Limit < f.Offset {
+			// Nearer the oldest end: walk from there, the page's leads
+			// being the last rest of them in ascending order.
+			idOrder, limit, offset = "l.id ASC", min(f.Limit, rest), max(rest-f.Limit, 0)
+		}
 		ids := s.applyFilter(s.idb(ctx).NewSelect().Model((*Lead)(nil)).Column("l.id"), workspaceID, scope, f).
-			OrderExpr(order).Limit(int64(f.Limit)).Offset(int64(f.Offset))
+			OrderExpr(idOrder).Limit(int64(limit)).Offset(int64(offset))
 		q = s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile").Where("l.id IN (?)", ids).OrderExpr(order)
 	}
 	if err := q.Scan(ctx); err != nil {

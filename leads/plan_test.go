@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/matryer/is"
+
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/leads"
@@ -170,6 +172,56 @@ func TestDeepPages(t *testing.T) {
 			want := before[min(50, len(before)):min(60, len(before))]
 			if len(want) != 10 || strings.Join(deep, ",") != strings.Join(want, ",") || deepTotal != total {
 				t.Fatalf("%+v: page at 1000 %v (total %d), want %v (total %d)", f, deep, deepTotal, want, total)
+			}
+		}
+	})
+}
+
+// TestDeepPagesFromEitherEnd reads deep pages nearer the newest lead, in
+// the middle and nearer the oldest (which walk the index from that end),
+// the last partial page and past the end, unfiltered and filtered, and
+// finds each page's leads where the whole list, newest first, has them.
+func TestDeepPagesFromEitherEnd(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d)
+		const n = 2150
+		var csv strings.Builder
+		csv.WriteString("linkedin id,name,source\n")
+		for i := range n {
+			src := "csv"
+			if i%30 == 29 {
+				src = "event"
+			}
+			fmt.Fprintf(&csv, "end-%d,Lead %d,%s\n", i, i, src)
+		}
+		rep, err := b.svc.Import(b.ctx, b.p, strings.NewReader(csv.String()), leads.ImportOptions{})
+		is.NoErr(err)
+		is.Equal(rep.Created, n)
+		for _, f := range []leads.Filter{{}, {Source: "csv"}} {
+			var all []string
+			q := d.NewSelect().Table("leads").Column("id").Where("workspace_id = ?", b.p.WorkspaceID).OrderExpr("id DESC")
+			if f.Source != "" {
+				q = q.Where("source = ?", f.Source)
+			}
+			is.NoErr(q.Scan(b.ctx, &all))
+			total := len(all)
+			for _, at := range []struct{ offset, limit int }{
+				{1000, 10}, {1001, 50}, {total/2 - 25, 50}, {total / 2, 50}, {total/2 + 1, 7}, {total - 1000, 50},
+				{total - 60, 50}, {total - 50, 50}, {total - 3, 50}, {total, 50}, {total + 5, 50},
+			} {
+				f.Limit, f.Offset = at.limit, at.offset
+				page, err := b.svc.List(b.ctx, b.p, f)
+				is.NoErr(err)
+				got := []string{}
+				for _, l := range page.Data {
+					got = append(got, l.ID)
+				}
+				want := all[min(at.offset, total):min(at.offset+at.limit, total)]
+				if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != total {
+					t.Fatalf("%s %+v: page %v (total %d), want %v (total %d)", d.Engine, f, got, page.Total, want, total)
+				}
 			}
 		}
 	})
