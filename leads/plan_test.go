@@ -226,3 +226,66 @@ func TestDeepPagesFromEitherEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchPages reads pages of text searches (a broad word, a phrase,
+// a short text that SQLite scans for, one that matches nothing), alone
+// and with a filter, at the top, in the middle, at the last partial page
+// and past the end: each page holds the leads the whole list of matches,
+// newest first, has there, and the total is every match's.
+func TestSearchPages(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d)
+		var csv strings.Builder
+		csv.WriteString("linkedin id,name,company,headline,source\n")
+		for i := range 400 {
+			src := "csv"
+			if i%3 == 0 {
+				src = "event"
+			}
+			fmt.Fprintf(&csv, "s-%d,Lead %d,Corp %d,Head of Sales %d,%s\n", i, i, i%7, i%11, src)
+		}
+		_, err := b.svc.Import(b.ctx, b.p, strings.NewReader(csv.String()), leads.ImportOptions{})
+		is.NoErr(err)
+		for _, text := range []string{"lead 1", "CORP 3", "of sales 1", "ad", "nothing like it"} {
+			for _, f := range []leads.Filter{{Q: text}, {Q: text, Source: "event"}} {
+				// Newest first: SQLite's trigram index returns its matches
+				// in insertion order (texts of three characters or more).
+				order := "id DESC"
+				if d.Engine == db.SQLite && len(text) >= 3 {
+					order = "seq DESC"
+				}
+				var all []string
+				p := "%" + strings.ToLower(text) + "%"
+				q := d.NewSelect().Table("leads").Column("id").Where("workspace_id = ?", b.p.WorkspaceID).
+					Where("(lower(name) LIKE ? OR lower(company) LIKE ? OR lower(headline) LIKE ?)", p, p, p).OrderExpr(order)
+				if f.Source != "" {
+					q = q.Where("source = ?", f.Source)
+				}
+				is.NoErr(q.Scan(b.ctx, &all))
+				total := len(all)
+				for _, at := range []struct{ offset, limit int }{{0, 50}, {0, 3}, {total / 2, 7}, {max(total-5, 0), 50}, {total, 50}, {total + 10, 50}} {
+					f.Limit, f.Offset = at.limit, at.offset
+					page, err := b.svc.List(b.ctx, b.p, f)
+					is.NoErr(err)
+					got := []string{}
+					for _, l := range page.Data {
+						got = append(got, l.ID)
+					}
+					want := all[min(at.offset, total):min(at.offset+at.limit, total)]
+					if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != total {
+						t.Fatalf("%s %+v: page %v (total %d), want %v (total %d)", d.Engine, f, got, page.Total, want, total)
+					}
+				}
+			}
+		}
+		// A search of three characters or more reads the matches from the
+		// trigram index, not by walking the workspace.
+		queries := dbtest.Record(d).During(func() {
+			_, err := b.svc.List(b.ctx, b.p, leads.Filter{Q: "lead 1", Source: "event", Limit: 50})
+			is.NoErr(err)
+		})
+		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
+	})
+}
