@@ -211,17 +211,7 @@ func TestDeepPagesFromEitherEnd(t *testing.T) {
 				{1000, 10}, {1001, 50}, {total/2 - 25, 50}, {total / 2, 50}, {total/2 + 1, 7}, {total - 1000, 50},
 				{total - 60, 50}, {total - 50, 50}, {total - 3, 50}, {total, 50}, {total + 5, 50},
 			} {
-				f.Limit, f.Offset = at.limit, at.offset
-				page, err := b.svc.List(b.ctx, b.p, f)
-				is.NoErr(err)
-				got := []string{}
-				for _, l := range page.Data {
-					got = append(got, l.ID)
-				}
-				want := all[min(at.offset, total):min(at.offset+at.limit, total)]
-				if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != total {
-					t.Fatalf("%s %+v: page %v (total %d), want %v (total %d)", d.Engine, f, got, page.Total, want, total)
-				}
+				checkPage(t, b, f, at.offset, at.limit, all)
 			}
 		}
 	})
@@ -266,17 +256,7 @@ func TestSearchPages(t *testing.T) {
 				is.NoErr(q.Scan(b.ctx, &all))
 				total := len(all)
 				for _, at := range []struct{ offset, limit int }{{0, 50}, {0, 3}, {total / 2, 7}, {max(total-5, 0), 50}, {total, 50}, {total + 10, 50}} {
-					f.Limit, f.Offset = at.limit, at.offset
-					page, err := b.svc.List(b.ctx, b.p, f)
-					is.NoErr(err)
-					got := []string{}
-					for _, l := range page.Data {
-						got = append(got, l.ID)
-					}
-					want := all[min(at.offset, total):min(at.offset+at.limit, total)]
-					if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != total {
-						t.Fatalf("%s %+v: page %v (total %d), want %v (total %d)", d.Engine, f, got, page.Total, want, total)
-					}
+					checkPage(t, b, f, at.offset, at.limit, all)
 				}
 			}
 		}
@@ -288,4 +268,24 @@ func TestSearchPages(t *testing.T) {
 		})
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
 	})
+}
+
+// checkPage lists f's page at offset and fails unless it holds the leads
+// all (every match of f, in the list's order) has there, and its total
+// is len(all).
+func checkPage(t *testing.T, b bundle, f leads.Filter, offset, limit int, all []string) {
+	t.Helper()
+	f.Limit, f.Offset = limit, offset
+	page, err := b.svc.List(b.ctx, b.p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, l := range page.Data {
+		got = append(got, l.ID)
+	}
+	want := all[min(offset, len(all)):min(offset+limit, len(all))]
+	if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != len(all) {
+		t.Fatalf("%+v: page %v (total %d), want %v (total %d)", f, got, page.Total, want, len(all))
+	}
 }
