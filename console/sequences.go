@@ -618,12 +618,26 @@ func (c *Console) previewRows(rq *Request, pv *enrollments.Preview, found []lead
 	for _, s := range ss.Data {
 		senderName[s.ID] = s.Name
 	}
+	// The typed ids' leads in one read. A lead the principal may not see
+	// (Get would refuse it) is left out and shows its id alone.
+	var typed []string
+	for _, id := range append(slices.Clone(pv.EligibleIDs), excludedIDs(pv)...) {
+		if _, ok := leadName[id]; !ok {
+			typed = append(typed, id)
+		}
+	}
+	if len(typed) > 0 {
+		ls, err := c.pl.Leads.VisibleByIDs(rq.Ctx, rq.P, typed)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range ls {
+			leadName[l.ID] = leadLabel(l)
+		}
+	}
 	name := func(id string) string {
 		if n, ok := leadName[id]; ok {
 			return n
-		}
-		if l, err := c.pl.Leads.Get(rq.Ctx, rq.P, id); err == nil {
-			return leadLabel(l.Lead)
 		}
 		return id
 	}
@@ -635,6 +649,15 @@ func (c *Console) previewRows(rq *Request, pv *enrollments.Preview, found []lead
 		rows = append(rows, previewRow{LeadID: x.LeadID, Name: name(x.LeadID), Reason: strings.ReplaceAll(x.Reason, "_", " "), Detail: x.Detail})
 	}
 	return rows, nil
+}
+
+// excludedIDs are the ids of the leads a preview leaves out.
+func excludedIDs(pv *enrollments.Preview) []string {
+	ids := make([]string, len(pv.Excluded))
+	for i, x := range pv.Excluded {
+		ids[i] = x.LeadID
+	}
+	return ids
 }
 
 // leadLabel is a lead's name, or its company or id when it has none.

@@ -194,6 +194,7 @@ func TestEnrolFromAPreview(t *testing.T) {
 		is.True(strings.Contains(r.body, "1 eligible, 1 excluded"))
 		is.True(strings.Contains(r.body, "Ada Lovelace"))
 		is.True(strings.Contains(r.body, "already in sequence"))
+		is.True(strings.Contains(r.body, "Bob Byte")) // typed ids' leads are named too
 		is.True(strings.Contains(r.body, `name="lead_id" value="`+ada+`"`))
 		r = sdr.postForm("/app/sequences/"+id+"/enroll", url.Values{"lead_id": {ada}}, r.csrf())
 		is.Equal(r.code, http.StatusSeeOther)

@@ -152,7 +152,8 @@ const deepOffset = 1000
 
 // count returns how many leads match. Without filters other than the
 // client, it adds up the per-client counts the lead_counts triggers keep,
-// instead of counting every row; for a key of every client, that total is
+// instead of counting every row, and with one stage or one tag besides, the
+// per-stage and per-tag counts of lead_facet_counts; for a key of every client, that total is
 // one prepared statement, which carries the rider ctx may hold. Any other
 // count runs the rider alone first.
 func (s *BunStore) count(ctx context.Context, workspaceID string, scope []string, f Filter) (int, error) {
@@ -172,6 +173,21 @@ func (s *BunStore) count(ctx context.Context, workspaceID string, scope []string
 			return 0, err
 		}
 	}
+	if kind, id := facet(f); kind != "" {
+		// One stage or one tag, with or without a client: the counts the
+		// lead_facet_counts triggers keep (summed over Postgres's shards).
+		q := s.idb(ctx).NewSelect().Table("lead_facet_counts").ColumnExpr("coalesce(sum(n), 0)").
+			Where("workspace_id = ? AND kind = ? AND facet_id = ?", workspaceID, kind, id)
+		if len(scope) > 0 {
+			q = q.Where("client_key IN (?)", bun.In(scope))
+		}
+		if f.ClientID != "" {
+			q = q.Where("client_key = ?", f.ClientID)
+		}
+		var n int
+		err := q.Scan(ctx, &n)
+		return n, err
+	}
 	if !byClientOnly {
 		n, err := s.applyFilter(s.fromSearch(s.idb(ctx).NewSelect().Model((*Lead)(nil)), f), workspaceID, scope, f).Count(ctx)
 		return int(n), err
@@ -184,4 +200,16 @@ func (s *BunStore) count(ctx context.Context, workspaceID string, scope []string
 	var n int
 	err := q.Scan(ctx, &n)
 	return n, err
+}
+
+// facet is the kind ("stage" or "tag") and id of the one stage or tag f
+// filters by when that and a client are all it filters by; "" otherwise.
+func facet(f Filter) (kind, id string) {
+	switch {
+	case f.StageID != "" && f == Filter{ClientID: f.ClientID, StageID: f.StageID, Limit: f.Limit, Offset: f.Offset}:
+		return "stage", f.StageID
+	case f.TagID != "" && f == Filter{ClientID: f.ClientID, TagID: f.TagID, Limit: f.Limit, Offset: f.Offset}:
+		return "tag", f.TagID
+	}
+	return "", ""
 }

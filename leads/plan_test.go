@@ -7,9 +7,11 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/workspace"
 )
 
 // TestLookupsUseIndexes explains every query that matching, lookups and
@@ -288,4 +290,63 @@ func checkPage(t *testing.T, b bundle, f leads.Filter, offset, limit int, all []
 	if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != len(all) {
 		t.Fatalf("%+v: page %v (total %d), want %v (total %d)", f, got, page.Total, want, len(all))
 	}
+}
+
+// TestFacetTotalsReadCounts lists leads by one stage and by one tag, alone,
+// with a client and for a client viewer, on both engines: each total is
+// read from lead_facet_counts through its key, no query counts leads, and
+// no page scans the leads or walks the workspace.
+func TestFacetTotalsReadCounts(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b, ws := setupSpec(t, d, workspace.WorkspaceSpec{
+			Name: "acme", Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}},
+			Clients: []string{"Globex", "Initech"}, Stages: []string{"New"}, Tags: []string{"vip"},
+		})
+		c, err := ws.Catalog(b.ctx, b.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		globex, stage, tag := c.Clients[0].ID, c.Stages[0].ID, c.Tags[0].ID
+		for i := range 40 {
+			client := []*string{nil, &c.Clients[0].ID, &c.Clients[1].ID}[i%3]
+			res, err := b.svc.Upsert(b.ctx, b.p, leads.LeadInput{LinkedInID: str(fmt.Sprintf("li-%d", i)), ClientID: client, StageID: &stage})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.svc.AddTags(b.ctx, b.p, res.Lead.ID, []string{tag}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		viewer := b.p
+		viewer.Role, viewer.ClientIDs = apikit.RoleClientViewer, []string{globex}
+		rec := dbtest.Record(d)
+		queries := rec.During(func() {
+			for _, p := range []apikit.Principal{b.p, viewer} {
+				for _, f := range []leads.Filter{{StageID: stage}, {StageID: stage, ClientID: globex}, {TagID: tag}, {TagID: tag, ClientID: globex}} {
+					f.Limit = 10
+					page, err := b.svc.List(b.ctx, p, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := map[bool]int{true: 40, false: 13}[f.ClientID == "" && !p.Scoped()]; page.Total != want {
+						t.Fatalf("%+v for %v: total %d, want %d", f, p.ClientIDs, page.Total, want)
+					}
+				}
+			}
+		})
+		read := 0
+		for _, q := range queries {
+			if strings.Contains(strings.ToLower(q), "count(") {
+				t.Errorf("%s: a facet's total counts leads: %s", d.Engine, q)
+			}
+			if strings.Contains(q, "lead_facet_counts") {
+				read++
+			}
+		}
+		if read != 8 {
+			t.Errorf("%s: %d totals read from lead_facet_counts, want 8", d.Engine, read)
+		}
+		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
+		dbtest.AssertNoScan(t, d, "lead_facet_counts", "", queries)
+	})
 }

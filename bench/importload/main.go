@@ -42,6 +42,7 @@ func main() {
 	oneByOne := flag.Int("one-by-one", 2000, "rows sent one by one through POST /v1/leads for comparison (0: none)")
 	batch := flag.Int("batch", leads.DefaultImportBatch, "rows per transaction")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the import (not the seed) to this file")
+	facets := flag.Bool("facets", false, "give every row a stage (another one in the import than in the seed, so that each update changes it) and tag every lead")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
@@ -56,7 +57,7 @@ func main() {
 	_, err := pl.Workspaces.Apply(ctx, workspace.Setup{Workspaces: []workspace.WorkspaceSpec{{
 		Name: name, Timezone: "UTC", Plan: "pro",
 		Members: []workspace.MemberSpec{{Email: "owner@bench.test", Role: apikit.RoleOwner}},
-		Clients: []string{"Alpha"}, Tags: []string{"fair"},
+		Clients: []string{"Alpha"}, Tags: []string{"fair"}, Stages: []string{"New", "Contacted", "Won"},
 	}}})
 	benchkit.Check(err)
 	_, secret, err := pl.Workspaces.CreateKey(ctx, workspace.KeyInput{Workspace: name, MemberEmail: "owner@bench.test", Role: apikit.RoleManager})
@@ -64,25 +65,35 @@ func main() {
 	p, err := pl.Workspaces.Authenticate(ctx, secret)
 	benchkit.Check(err)
 	pctx := apikit.WithPrincipal(ctx, p)
+	var opt leads.ImportOptions
+	var stages []string
+	if *facets {
+		cat, err := pl.Workspaces.Catalog(pctx, p)
+		benchkit.Check(err)
+		for _, s := range cat.Stages {
+			stages = append(stages, s.ID)
+		}
+		opt.TagIDs = []string{cat.Tags[0].ID}
+	}
 	dir, err := os.MkdirTemp("", "importload")
 	benchkit.Check(err)
 	defer os.RemoveAll(dir)
 
 	half := *n / 2
 	seed := filepath.Join(dir, "seed.csv")
-	writeCSV(seed, 0, half, "Engineer")
-	created := importFile(pctx, pl, d, p, seed, *batch, "seed (creates only)")
+	writeCSV(seed, 0, half, "Engineer", stages, 0)
+	created := importFile(pctx, pl, d, p, seed, *batch, opt, "seed (creates only)")
 	if created.Created != half {
 		log.Fatalf("seed created %d of %d", created.Created, half)
 	}
 	file := filepath.Join(dir, "leads.csv")
-	writeCSV(file, 0, *n, "Director") // rows < half match a seeded lead
+	writeCSV(file, 0, *n, "Director", stages, 1) // rows < half match a seeded lead
 	if *cpuprofile != "" {
 		pf, err := os.Create(*cpuprofile)
 		benchkit.Check(err)
 		benchkit.Check(pprof.StartCPUProfile(pf))
 	}
-	rep := importFile(pctx, pl, d, p, file, *batch, "import (half updates)")
+	rep := importFile(pctx, pl, d, p, file, *batch, opt, "import (half updates)")
 	pprof.StopCPUProfile()
 	if rep.Updated != half || rep.Created != *n-half || rep.Rejected != 0 {
 		log.Fatalf("unexpected counts: %+v", rep)
@@ -117,14 +128,23 @@ func loadAverage() string {
 }
 
 // writeCSV writes rows from..to: person i has a work email and a LinkedIn
-// URL, a name, a company and title.
-func writeCSV(path string, from, to int, title string) {
+// URL, a name, a company and title, and with stages the stage
+// stages[(i+shift)%len(stages)].
+func writeCSV(path string, from, to int, title string, stages []string, shift int) {
 	f, err := os.Create(path)
 	benchkit.Check(err)
 	w := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintln(w, "First Name,Last Name,Email,LinkedIn URL,Company,Title")
+	header := "First Name,Last Name,Email,LinkedIn URL,Company,Title"
+	if len(stages) > 0 {
+		header += ",stage_id"
+	}
+	fmt.Fprintln(w, header)
 	for i := from; i < to; i++ {
-		fmt.Fprintf(w, "Ann%d,Lee%d,ann.lee.%d@corp%d.test,https://www.linkedin.com/in/ann-lee-%d,Corp %d,%s\n", i, i, i, i%997, i, i%997, title)
+		fmt.Fprintf(w, "Ann%d,Lee%d,ann.lee.%d@corp%d.test,https://www.linkedin.com/in/ann-lee-%d,Corp %d,%s", i, i, i, i%997, i, i%997, title)
+		if len(stages) > 0 {
+			fmt.Fprintf(w, ",%s", stages[(i+shift)%len(stages)])
+		}
+		fmt.Fprintln(w)
 	}
 	benchkit.Check(w.Flush())
 	benchkit.Check(f.Close())
@@ -157,12 +177,13 @@ func serverCPU(ctx context.Context, d *db.DB) time.Duration {
 	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
-func importFile(ctx context.Context, pl *platform.Platform, d *db.DB, p apikit.Principal, path string, batch int, what string) leads.Report {
+func importFile(ctx context.Context, pl *platform.Platform, d *db.DB, p apikit.Principal, path string, batch int, opt leads.ImportOptions, what string) leads.Report {
 	f, err := os.Open(path)
 	benchkit.Check(err)
 	defer f.Close()
 	start, cpu, server := time.Now(), cpuTime(), serverCPU(ctx, d)
-	rep, err := pl.Leads.Import(ctx, p, f, leads.ImportOptions{BatchSize: batch})
+	opt.BatchSize = batch
+	rep, err := pl.Leads.Import(ctx, p, f, opt)
 	benchkit.Check(err)
 	took, used, served := time.Since(start), cpuTime()-cpu, serverCPU(ctx, d)-server
 	fmt.Printf("%-24s %8d rows in %8s: %7.0f rows/s (%d created, %d updated, %d unchanged, %d rejected); this process's CPU %s, %.0f rows per CPU second",
