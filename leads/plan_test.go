@@ -187,25 +187,35 @@ func TestDeepPagesFromEitherEnd(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		b := setup(t, d)
+		b, ws := setupSpec(t, d, workspace.WorkspaceSpec{
+			Name: "acme", Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}}, Stages: []string{"New"},
+		})
+		c, err := ws.Catalog(b.ctx, b.p)
+		is.NoErr(err)
+		stage := c.Stages[0].ID
 		const n = 2150
 		var csv strings.Builder
-		csv.WriteString("linkedin id,name,source\n")
+		csv.WriteString("linkedin id,name,source,stage id\n")
 		for i := range n {
 			src := "csv"
 			if i%30 == 29 {
 				src = "event"
 			}
-			fmt.Fprintf(&csv, "end-%d,Lead %d,%s\n", i, i, src)
+			fmt.Fprintf(&csv, "end-%d,Lead %d,%s,%s\n", i, i, src, map[bool]string{true: stage}[i%20 != 3])
 		}
 		rep, err := b.svc.Import(b.ctx, b.p, strings.NewReader(csv.String()), leads.ImportOptions{})
 		is.NoErr(err)
 		is.Equal(rep.Created, n)
-		for _, f := range []leads.Filter{{}, {Source: "csv"}} {
+		// Unfiltered (lead_counts), filtered (counted) and by one stage
+		// (lead_facet_counts): each total places the page from either end.
+		for _, f := range []leads.Filter{{}, {Source: "csv"}, {StageID: stage}} {
 			var all []string
 			q := d.NewSelect().Table("leads").Column("id").Where("workspace_id = ?", b.p.WorkspaceID).OrderExpr("id DESC")
 			if f.Source != "" {
 				q = q.Where("source = ?", f.Source)
+			}
+			if f.StageID != "" {
+				q = q.Where("stage_id = ?", f.StageID)
 			}
 			is.NoErr(q.Scan(b.ctx, &all))
 			total := len(all)
