@@ -9,12 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matryer/is"
+
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/bookings"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
@@ -162,5 +165,90 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 				t.Error("no query by leads recorded")
 			}
 		}
+	})
+}
+
+// TestSequenceStatsReadIndexesOnly: a list page's sequence numbers are two
+// statements for all its sequences, whose plans read indexes only on both
+// engines (the step counters aside, a few rows per step), and count what
+// Stats always counted.
+func TestSequenceStatsReadIndexesOnly(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		ctx := context.Background()
+		ann, bob, cid := e.lead("Ann Lee", nil), e.lead("Bob Roe", nil), e.lead("Cid Poe", nil)
+		e.net.Script(ann, sandbox.Outcome{Accept: true, AcceptAfter: 3 * time.Hour})
+		e.activate("Berlin CTOs")
+		e.activate("Plain")
+		e.enrol("Berlin CTOs", ann, bob)
+		e.enrol("Plain", cid)
+		e.runUntil(monday.Add(24 * time.Hour))
+		list, err := e.pl.Sequences.List(ctx, e.p, sequences.Filter{Limit: 50})
+		is.NoErr(err)
+		var qs []sequences.Sequence
+		for _, v := range list.Data {
+			qs = append(qs, v.Sequence)
+		}
+		var all map[string]*enrollments.SequenceStats
+		queries := dbtest.Record(d).During(func() {
+			all, err = e.svc.StatsOf(ctx, e.p, qs)
+			is.NoErr(err)
+		})
+		is.Equal(len(all), len(qs))
+		is.True(len(queries) <= 2) // whatever the number of sequences
+
+		// Ann accepted the invitation and was thanked; Bob's is pending at
+		// the condition; Cid's profile was viewed.
+		crm := all[e.ids["Berlin CTOs"]]
+		is.Equal([]int{crm.InvitesSent, crm.InvitesAccepted, crm.Contacted, crm.Statuses["finished"], crm.Statuses["active"]}, []int{2, 1, 2, 1, 1})
+		is.Equal(*crm.AcceptanceRate, 0.5)
+		waiting := map[string]int{}
+		for _, s := range crm.Steps {
+			waiting[s.StepID] = s.Waiting
+		}
+		is.Equal(waiting, map[string]int{"visit": 0, "invite": 0, "accepted": 1, "hello": 0, "gap": 0, "mail": 0})
+		is.Equal(crm.Steps[0].Entered, 2)
+		plain := all[e.ids["Plain"]]
+		is.Equal([]int{plain.InvitesSent, plain.Contacted, plain.Statuses["finished"]}, []int{0, 1, 1})
+		is.Equal(plain.AcceptanceRate, nil)
+		for _, q := range qs {
+			one, err := e.svc.Stats(ctx, e.p, q.ID)
+			is.NoErr(err)
+			is.Equal(one, all[q.ID])
+		}
+
+		// The enrolments and the actions are read from indexes alone (on
+		// Postgres that needs the visibility map autovacuum keeps); an
+		// invitation is looked up by its sender and lead, one row per
+		// invitation sent.
+		if d.Engine == db.Postgres {
+			_, err := d.ExecContext(ctx, "VACUUM (ANALYZE) enrollments, actions, invitations, step_stats")
+			is.NoErr(err)
+		}
+		sqliteRead := regexp.MustCompile(`^(SEARCH|SCAN) (e|a)\b`)
+		pgRead := regexp.MustCompile(`(Scan|Scan using \S+) on (enrollments|actions)\b`)
+		for _, q := range queries {
+			plan := dbtest.Plan(t, d, q)
+			read := 0
+			for _, line := range plan {
+				switch {
+				case d.Engine == db.SQLite && sqliteRead.MatchString(line):
+					read++
+					if !strings.Contains(line, "USING COVERING INDEX") {
+						t.Errorf("sqlite reads a table:\n  %s\nplan:\n  %s", q, strings.Join(plan, "\n  "))
+					}
+				case d.Engine == db.Postgres && pgRead.MatchString(line):
+					read++
+					if !strings.Contains(line, "Index Only Scan") {
+						t.Errorf("postgres reads a table:\n  %s\nplan:\n  %s", q, strings.Join(plan, "\n  "))
+					}
+				}
+			}
+			if read == 0 {
+				t.Errorf("%s: no read of enrollments or actions in\n  %s\nplan:\n  %s", d.Engine, q, strings.Join(plan, "\n  "))
+			}
+		}
+		dbtest.AssertNoScan(t, d, "invitations", "", queries)
 	})
 }

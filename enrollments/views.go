@@ -3,7 +3,6 @@ package enrollments
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -80,74 +79,82 @@ func (svc *Service) stats(ctx context.Context, qs []sequences.Sequence) (map[str
 	for _, q := range qs {
 		ids = append(ids, q.ID)
 	}
+	// Two statements for all of qs, each reading indexes only: the step
+	// counters with the enrolments per status and step
+	// (enrollments_sequence_steps), then the sent actions
+	// (actions_sequence_sent) with their accepted invitations
+	// (invitations_accepted). A counter's row has no status.
 	idb := svc.db.IDB(ctx)
-	var steps []stepStat
-	if err := idb.NewSelect().Model(&steps).Column("sequence_id", "step_id").
-		ColumnExpr("sum(entered) AS entered, sum(done) AS done, sum(failed) AS failed").
-		Where("sequence_id IN (?)", bun.In(ids)).Group("sequence_id", "step_id").Scan(ctx); err != nil {
-		return nil, err
-	}
-	var groups []struct {
+	var rows []struct {
 		SequenceID string `bun:"sequence_id"`
-		Status     string `bun:"status"`
 		StepID     string `bun:"step_id"`
+		Status     string `bun:"status"`
+		Entered    int    `bun:"entered"`
+		Done       int    `bun:"done"`
+		Failed     int    `bun:"failed"`
 		N          int    `bun:"n"`
 	}
-	if err := idb.NewSelect().Model((*Enrollment)(nil)).Column("sequence_id", "status", "step_id").ColumnExpr("count(*) AS n").
-		Where("e.sequence_id IN (?)", bun.In(ids)).Group("sequence_id", "status", "step_id").Scan(ctx, &groups); err != nil {
+	if err := idb.NewRaw(`SELECT s.sequence_id, s.step_id, '' AS status, sum(s.entered) AS entered, sum(s.done) AS done, sum(s.failed) AS failed, 0 AS n
+		FROM step_stats AS s WHERE s.sequence_id IN (?) GROUP BY s.sequence_id, s.step_id
+		UNION ALL
+		SELECT e.sequence_id, e.step_id, e.status, 0, 0, 0, count(*) FROM enrollments AS e WHERE e.sequence_id IN (?) GROUP BY e.sequence_id, e.status, e.step_id`,
+		bun.In(ids), bun.In(ids)).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	type count struct {
+	// Invitations sent, those accepted (the invitation of the action's
+	// sender to its lead, looked up for invitations alone), and the
+	// enrolments with any action sent.
+	var acts []struct {
 		SequenceID string `bun:"sequence_id"`
-		N          int    `bun:"n"`
+		Sent       int    `bun:"sent"`
+		Accepted   int    `bun:"accepted"`
+		Contacted  int    `bun:"contacted"`
 	}
-	var sent, accepted, contacted []count
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("sequence_id").ColumnExpr("count(*) AS n").
-		Where("a.sequence_id IN (?) AND a.action = 'invite' AND a.status = 'sent'", bun.In(ids)).Group("sequence_id").Scan(ctx, &sent); err != nil {
+	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("a.sequence_id").
+		ColumnExpr("count(CASE WHEN a.action = 'invite' THEN 1 END) AS sent, count(i.lead_id) AS accepted, count(DISTINCT a.enrollment_id) AS contacted").
+		Join("LEFT "+senders.JoinAcceptedInvitations("i", "a.sender_id", "a.lead_id")+" AND a.action = 'invite'").
+		Where("a.sequence_id IN (?) AND a.status = 'sent'", bun.In(ids)).Group("a.sequence_id").Scan(ctx, &acts); err != nil {
 		return nil, err
 	}
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("a.sequence_id").ColumnExpr("count(*) AS n").
-		Join(senders.JoinAcceptedInvitations("i", "a.sender_id", "a.lead_id")).
-		Where("a.sequence_id IN (?) AND a.action = 'invite' AND a.status = 'sent'", bun.In(ids)).Group("a.sequence_id").Scan(ctx, &accepted); err != nil {
-		return nil, err
-	}
-	if err := idb.NewSelect().Model((*ActionRecord)(nil)).Column("sequence_id").ColumnExpr("count(DISTINCT a.enrollment_id) AS n").
-		Where("a.sequence_id IN (?) AND a.status = 'sent'", bun.In(ids)).Group("sequence_id").Scan(ctx, &contacted); err != nil {
-		return nil, err
-	}
-	of := func(cs []count, id string) int {
-		if i := slices.IndexFunc(cs, func(c count) bool { return c.SequenceID == id }); i >= 0 {
-			return cs[i].N
-		}
-		return 0
-	}
+	steps := map[[2]string]StepStats{}
 	for _, q := range qs {
 		st := &SequenceStats{SequenceID: q.ID, Steps: []StepStats{}, Statuses: map[string]int{}}
 		for _, s := range []Status{Active, Paused, Finished, Exited, Replied, Stopped, Failed} {
 			st.Statuses[string(s)] = 0
 		}
-		waiting := map[string]int{}
-		for _, g := range groups {
-			if g.SequenceID != q.ID {
-				continue
-			}
-			st.Statuses[g.Status] += g.N
-			if Status(g.Status).Live() {
-				waiting[g.StepID] += g.N
-			}
+		out[q.ID] = st
+	}
+	for _, r := range rows {
+		st, k := out[r.SequenceID], [2]string{r.SequenceID, r.StepID}
+		ss := steps[k]
+		switch {
+		case r.Status == "":
+			ss.Entered, ss.Done, ss.Failed = r.Entered, r.Done, r.Failed
+		case Status(r.Status).Live():
+			ss.Waiting += r.N
+			fallthrough
+		default:
+			st.Statuses[r.Status] += r.N
+		}
+		steps[k] = ss
+	}
+	for _, a := range acts {
+		st := out[a.SequenceID]
+		st.InvitesSent, st.InvitesAccepted, st.Contacted = a.Sent, a.Accepted, a.Contacted
+	}
+	for _, q := range qs {
+		st := out[q.ID]
+		if st.RepliedCount != 0 || len(st.Steps) > 0 {
+			continue // named twice in qs
 		}
 		for _, s := range q.Steps {
-			ss := StepStats{StepID: s.ID, Type: s.Type, Waiting: waiting[s.ID]}
-			if i := slices.IndexFunc(steps, func(x stepStat) bool { return x.SequenceID == q.ID && x.StepID == s.ID }); i >= 0 {
-				ss.Entered, ss.Done, ss.Failed = steps[i].Entered, steps[i].Done, steps[i].Failed
-			}
+			ss := steps[[2]string{q.ID, s.ID}]
+			ss.StepID, ss.Type = s.ID, s.Type
 			st.Steps = append(st.Steps, ss)
 		}
-		st.InvitesSent, st.InvitesAccepted, st.Contacted = of(sent, q.ID), of(accepted, q.ID), of(contacted, q.ID)
 		st.RepliedCount = st.Statuses[string(Replied)]
 		st.AcceptanceRate = ratio(st.InvitesAccepted, st.InvitesSent)
 		st.ReplyRate = ratio(st.RepliedCount, st.Contacted)
-		out[q.ID] = st
 	}
 	return out, nil
 }

@@ -108,14 +108,11 @@ func (s *BunStore) fromSearch(q *bun.SelectQuery, f Filter) *bun.SelectQuery {
 // index rowids for a SQLite search), so pages never repeat or skip a lead
 // while nothing changes.
 func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Lead, int, error) {
-	var out []Lead
-	// Newest first. With a SQLite text search the order is the insertion
-	// order the index returns (also newest first), so the top of a broad
-	// search is read without sorting every match.
-	order := "l.id DESC"
-	if s.ftsSearch(f.Q) {
-		order = "f.rowid DESC"
+	if f.Q != "" {
+		return s.search(ctx, workspaceID, scope, f)
 	}
+	var out []Lead
+	order := "l.id DESC"
 	// The total first: a rate count riding on the read (see db.Rider)
 	// goes in the first statement, so that a refused call stops before
 	// its page is read.
@@ -123,14 +120,22 @@ func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 	if err != nil {
 		return nil, 0, err
 	}
-	q := s.applyFilter(s.fromSearch(s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile"), f), workspaceID, scope, f).
+	q := s.applyFilter(s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile"), workspaceID, scope, f).
 		OrderExpr(order).Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	if f.Offset >= deepOffset && !s.ftsSearch(f.Q) {
+	if f.Offset >= deepOffset {
 		// A deep page finds its ids in an index alone, then reads only
 		// those leads: an offset walks every skipped lead, and Postgres
-		// reads each one's row when it walks the primary key.
+		// reads each one's row when it walks the primary key. It walks
+		// from the nearer end of the order: total, just counted with the
+		// same filter, says where the page is from the oldest lead.
+		idOrder, limit, offset := order, f.Limit, f.Offset
+		if rest := total - f.Offset; rest > 0 && rest-f.Limit < f.Offset {
+			// Nearer the oldest end: walk from there, the page's leads
+			// being the last rest of them in ascending order.
+			idOrder, limit, offset = "l.id ASC", min(f.Limit, rest), max(rest-f.Limit, 0)
+		}
 		ids := s.applyFilter(s.idb(ctx).NewSelect().Model((*Lead)(nil)).Column("l.id"), workspaceID, scope, f).
-			OrderExpr(order).Limit(int64(f.Limit)).Offset(int64(f.Offset))
+			OrderExpr(idOrder).Limit(int64(limit)).Offset(int64(offset))
 		q = s.idb(ctx).NewSelect().Model(&out).ExcludeColumn("profile").Where("l.id IN (?)", ids).OrderExpr(order)
 	}
 	if err := q.Scan(ctx); err != nil {

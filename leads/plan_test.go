@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/matryer/is"
+
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
@@ -175,6 +177,129 @@ func TestDeepPages(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDeepPagesFromEitherEnd reads deep pages nearer the newest lead, in
+// the middle and nearer the oldest (which walk the index from that end),
+// the last partial page and past the end, unfiltered and filtered, and
+// finds each page's leads where the whole list, newest first, has them.
+func TestDeepPagesFromEitherEnd(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b, ws := setupSpec(t, d, workspace.WorkspaceSpec{
+			Name: "acme", Members: []workspace.MemberSpec{{Email: "o@acme.test", Role: apikit.RoleOwner}}, Stages: []string{"New"},
+		})
+		c, err := ws.Catalog(b.ctx, b.p)
+		is.NoErr(err)
+		stage := c.Stages[0].ID
+		const n = 2150
+		var csv strings.Builder
+		csv.WriteString("linkedin id,name,source,stage id\n")
+		for i := range n {
+			src := "csv"
+			if i%30 == 29 {
+				src = "event"
+			}
+			fmt.Fprintf(&csv, "end-%d,Lead %d,%s,%s\n", i, i, src, map[bool]string{true: stage}[i%20 != 3])
+		}
+		rep, err := b.svc.Import(b.ctx, b.p, strings.NewReader(csv.String()), leads.ImportOptions{})
+		is.NoErr(err)
+		is.Equal(rep.Created, n)
+		// Unfiltered (lead_counts), filtered (counted) and by one stage
+		// (lead_facet_counts): each total places the page from either end.
+		for _, f := range []leads.Filter{{}, {Source: "csv"}, {StageID: stage}} {
+			var all []string
+			q := d.NewSelect().Table("leads").Column("id").Where("workspace_id = ?", b.p.WorkspaceID).OrderExpr("id DESC")
+			if f.Source != "" {
+				q = q.Where("source = ?", f.Source)
+			}
+			if f.StageID != "" {
+				q = q.Where("stage_id = ?", f.StageID)
+			}
+			is.NoErr(q.Scan(b.ctx, &all))
+			total := len(all)
+			for _, at := range []struct{ offset, limit int }{
+				{1000, 10}, {1001, 50}, {total/2 - 25, 50}, {total / 2, 50}, {total/2 + 1, 7}, {total - 1000, 50},
+				{total - 60, 50}, {total - 50, 50}, {total - 3, 50}, {total, 50}, {total + 5, 50},
+			} {
+				checkPage(t, b, f, at.offset, at.limit, all)
+			}
+		}
+	})
+}
+
+// TestSearchPages reads pages of text searches (a broad word, a phrase,
+// a short text that SQLite scans for, one that matches nothing), alone
+// and with a filter, at the top, in the middle, at the last partial page
+// and past the end: each page holds the leads the whole list of matches,
+// newest first, has there, and the total is every match's.
+func TestSearchPages(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d)
+		var csv strings.Builder
+		csv.WriteString("linkedin id,name,company,headline,source\n")
+		for i := range 400 {
+			src := "csv"
+			if i%3 == 0 {
+				src = "event"
+			}
+			fmt.Fprintf(&csv, "s-%d,Lead %d,Corp %d,Head of Sales %d,%s\n", i, i, i%7, i%11, src)
+		}
+		_, err := b.svc.Import(b.ctx, b.p, strings.NewReader(csv.String()), leads.ImportOptions{})
+		is.NoErr(err)
+		for _, text := range []string{"lead 1", "CORP 3", "of sales 1", "ad", "nothing like it"} {
+			for _, f := range []leads.Filter{{Q: text}, {Q: text, Source: "event"}} {
+				// Newest first: SQLite's trigram index returns its matches
+				// in insertion order (texts of three characters or more).
+				order := "id DESC"
+				if d.Engine == db.SQLite && len(text) >= 3 {
+					order = "seq DESC"
+				}
+				var all []string
+				p := "%" + strings.ToLower(text) + "%"
+				q := d.NewSelect().Table("leads").Column("id").Where("workspace_id = ?", b.p.WorkspaceID).
+					Where("(lower(name) LIKE ? OR lower(company) LIKE ? OR lower(headline) LIKE ?)", p, p, p).OrderExpr(order)
+				if f.Source != "" {
+					q = q.Where("source = ?", f.Source)
+				}
+				is.NoErr(q.Scan(b.ctx, &all))
+				total := len(all)
+				for _, at := range []struct{ offset, limit int }{{0, 50}, {0, 3}, {total / 2, 7}, {max(total-5, 0), 50}, {total, 50}, {total + 10, 50}} {
+					checkPage(t, b, f, at.offset, at.limit, all)
+				}
+			}
+		}
+		// A search of three characters or more reads the matches from the
+		// trigram index, not by walking the workspace.
+		queries := dbtest.Record(d).During(func() {
+			_, err := b.svc.List(b.ctx, b.p, leads.Filter{Q: "lead 1", Source: "event", Limit: 50})
+			is.NoErr(err)
+		})
+		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
+	})
+}
+
+// checkPage lists f's page at offset and fails unless it holds the leads
+// all (every match of f, in the list's order) has there, and its total
+// is len(all).
+func checkPage(t *testing.T, b bundle, f leads.Filter, offset, limit int, all []string) {
+	t.Helper()
+	f.Limit, f.Offset = limit, offset
+	page, err := b.svc.List(b.ctx, b.p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, l := range page.Data {
+		got = append(got, l.ID)
+	}
+	want := all[min(offset, len(all)):min(offset+limit, len(all))]
+	if strings.Join(got, ",") != strings.Join(want, ",") || page.Total != len(all) {
+		t.Fatalf("%+v: page %v (total %d), want %v (total %d)", f, got, page.Total, want, len(all))
+	}
 }
 
 // TestFacetTotalsReadCounts lists leads by one stage and by one tag, alone,
