@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,8 +149,8 @@ func newChart(kind, label string, labels []string, sets []dataset) chart {
 
 type reportChoices struct {
 	Clients   []workspace.Named
-	Sequences []sequences.SequenceView
-	Senders   []senders.Sender
+	Sequences []sequences.Ref
+	Senders   []senders.Ref
 }
 
 type reportsData struct {
@@ -171,15 +172,20 @@ func (c *Console) reportChoices(rq *Request) (reportChoices, error) {
 	if err != nil {
 		return ch, err
 	}
-	qs, err := c.pl.Sequences.List(rq.Ctx, rq.P, sequences.Filter{Limit: apikit.MaxLimit})
+	// Names and ids alone, of the sequences and senders the report lists
+	// show the member (reports.Service.List reads the same).
+	qs, err := c.pl.Sequences.Refs(rq.Ctx, rq.P.WorkspaceID, nil)
 	if err != nil {
 		return ch, err
 	}
-	ss, err := c.pl.Senders.List(rq.Ctx, rq.P, senders.Filter{Limit: apikit.MaxLimit})
+	ss, err := c.pl.Senders.Refs(rq.Ctx, rq.P.WorkspaceID, nil)
 	if err != nil {
 		return ch, err
 	}
-	return reportChoices{Clients: cat.Clients, Sequences: qs.Data, Senders: ss.Data}, nil
+	hidden := func(client *string) bool { return !rq.P.SeesClient(apikit.Deref(client)) }
+	qs = slices.DeleteFunc(qs, func(r sequences.Ref) bool { return hidden(r.ClientID) })
+	ss = slices.DeleteFunc(ss, func(r senders.Ref) bool { return hidden(r.ClientID) })
+	return reportChoices{Clients: cat.Clients, Sequences: qs, Senders: ss}, nil
 }
 
 // exportLink is the CSV download of table with the page's filters.
