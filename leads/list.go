@@ -150,12 +150,14 @@ func (s *BunStore) List(ctx context.Context, workspaceID string, scope []string,
 // deepOffset is the offset from which a page reads its ids first.
 const deepOffset = 1000
 
-// count returns how many leads match. Without filters other than the
+// count returns how many leads match f, which holds no search (a search
+// counts its matches itself: search.go). Without filters other than the
 // client, it adds up the per-client counts the lead_counts triggers keep,
-// instead of counting every row, and with one stage or one tag besides, the
-// per-stage and per-tag counts of lead_facet_counts; for a key of every client, that total is
-// one prepared statement, which carries the rider ctx may hold. Any other
-// count runs the rider alone first.
+// instead of counting every row, and with one stage or one tag besides,
+// the per-stage and per-tag counts of lead_facet_counts. For a key of
+// every client and no filter but the client, the total is one prepared
+// statement, which carries the rider ctx may hold; any other count runs
+// the rider alone first.
 func (s *BunStore) count(ctx context.Context, workspaceID string, scope []string, f Filter) (int, error) {
 	r := db.TakeRider(ctx)
 	byClientOnly := f == Filter{ClientID: f.ClientID, Limit: f.Limit, Offset: f.Offset}
@@ -189,7 +191,7 @@ func (s *BunStore) count(ctx context.Context, workspaceID string, scope []string
 		return n, err
 	}
 	if !byClientOnly {
-		n, err := s.applyFilter(s.fromSearch(s.idb(ctx).NewSelect().Model((*Lead)(nil)), f), workspaceID, scope, f).Count(ctx)
+		n, err := s.applyFilter(s.idb(ctx).NewSelect().Model((*Lead)(nil)), workspaceID, scope, f).Count(ctx)
 		return int(n), err
 	}
 	q := s.idb(ctx).NewSelect().Table("lead_counts").ColumnExpr("coalesce(sum(n), 0)").Where("workspace_id = ?", workspaceID).
