@@ -66,6 +66,8 @@ func TestLookupsUseIndexes(t *testing.T) {
 			must(b.svc.AddSuppressions(b.ctx, b.p, leads.SuppressionsInput{Emails: []string{"w11@corp.test", "P12@home.test"},
 				LinkedInIDs: []string{"li-13"}, PublicIdentifiers: []string{"pub-14"}, LeadIDs: ids[15:17]}))
 			must(b.svc.Enrich(b.ctx, b.p, leads.EnrichInput{LeadIDs: ids[17:20]}))
+			// Several leads by id at once, as the enrolment preview names them.
+			must(b.svc.VisibleByIDs(b.ctx, b.p, ids[20:25]))
 		})
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
 	})
