@@ -75,3 +75,46 @@ func TestAssigneePlans(t *testing.T) {
 		}
 	})
 }
+
+// TestClientTaskPlans explains, on both engines, a client viewer's task
+// list (the console's /app/tasks for a client viewer, GET /v1/tasks with a
+// client-scoped key) and a manager's filter by one client: both read the
+// tasks_client index, never every task of the workspace with each one's
+// row, and one client's tasks come in its due order (no sort on SQLite).
+func TestClientTaskPlans(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex"}, Leads: 1, Enrolled: true})
+		pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(fixture.At), Logger: slog.New(slog.DiscardHandler)})
+		globex := w.Clients["Globex"]
+		rec := dbtest.Record(d)
+		viewer := apikit.Principal{WorkspaceID: w.WorkspaceID, Role: apikit.RoleClientViewer, MemberID: apikit.NewID(), ClientIDs: []string{globex}}
+		manager := apikit.Principal{WorkspaceID: w.WorkspaceID, Role: apikit.RoleManager, MemberID: apikit.NewID()}
+		for _, c := range []struct {
+			name string
+			p    apikit.Principal
+			f    tasks.Filter
+		}{
+			{"viewer", viewer, tasks.Filter{Limit: 50}},
+			{"viewer, open", viewer, tasks.Filter{Status: tasks.Open, Limit: 50}},
+			{"manager, one client", manager, tasks.Filter{ClientID: globex, Limit: 50}},
+		} {
+			qs := rec.During(func() {
+				if _, err := pl.Tasks.List(ctx, c.p, c.f); err != nil {
+					t.Fatal(err)
+				}
+			})
+			dbtest.AssertNoScan(t, d, "tasks", "", qs)
+			for _, q := range qs {
+				plan := strings.Join(dbtest.Plan(t, d, q), "\n")
+				if !strings.Contains(plan, "tasks_client") {
+					t.Errorf("%s, %s: a client's tasks are not read through tasks_client:\n%s", d.Engine, c.name, plan)
+				}
+				if d.Engine == db.SQLite && strings.Contains(plan, "TEMP B-TREE") {
+					t.Errorf("sqlite, %s: a client's tasks are sorted, not read in the index's order:\n%s", c.name, plan)
+				}
+			}
+		}
+	})
+}
