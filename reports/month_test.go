@@ -121,6 +121,21 @@ func TestSimulatedMonth(t *testing.T) {
 			list(reports.Sequences, c, func(id string) map[string]*float64 { return cnt.count(c, id, "") })
 			list(reports.Senders, c, func(id string) map[string]*float64 { return cnt.count(c, "", id) })
 		}
+
+		// A period from a Wednesday to a Friday: its whole weeks come from
+		// the week rows, the days before and after them from the day rows.
+		// Weekly points read them too.
+		cnt.from, cnt.to = "2026-03-04", "2026-03-27"
+		check(reports.Params{Interval: "week"}, cnt.count("", "", ""))
+		for _, c := range clients {
+			check(reports.Params{ClientID: c, Interval: "week"}, cnt.count(c, "", ""))
+		}
+		list(reports.Clients, "", func(id string) map[string]*float64 { return cnt.count(id, "", "") })
+		list(reports.Sequences, "", func(id string) map[string]*float64 { return cnt.count("", id, "") })
+		list(reports.Senders, "", func(id string) map[string]*float64 { return cnt.count("", "", id) })
+		for _, c := range clients {
+			list(reports.Senders, c, func(id string) map[string]*float64 { return cnt.count(c, "", id) })
+		}
 	})
 }
 

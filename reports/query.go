@@ -220,6 +220,22 @@ func (sc *scope) bucket(day string) string {
 	return t.AddDate(0, 0, -back).Format(time.DateOnly)
 }
 
+// wholeWeeks are the first and last days (a Monday, a Sunday) of the
+// whole weeks in the period, if it holds one.
+func (sc *scope) wholeWeeks() (first, last string, ok bool) {
+	from, err1 := time.Parse(time.DateOnly, sc.from)
+	to, err2 := time.Parse(time.DateOnly, sc.to)
+	if err1 != nil || err2 != nil {
+		return "", "", false
+	}
+	monday := from.AddDate(0, 0, (8-int(from.Weekday()))%7)
+	sunday := to.AddDate(0, 0, -int(to.Weekday()))
+	if sunday.Before(monday) {
+		return "", "", false
+	}
+	return monday.Format(time.DateOnly), sunday.Format(time.DateOnly), true
+}
+
 // days are the local dates of the period, oldest first.
 func (sc *scope) days() []string {
 	from, _ := time.Parse(time.DateOnly, sc.from)
@@ -302,8 +318,22 @@ func (svc *Service) aggregate(ctx context.Context, sc *scope, group string, seri
 	case !series:
 		day = "CASE WHEN " + perSender + " THEN day ELSE '' END"
 	}
-	q := sc.subjects(idb.NewSelect().TableExpr(from).ColumnExpr(col+" AS g").ColumnExpr(day+" AS d").Column("metric").
-		Where("workspace_id = ? AND grain = ? AND day >= ? AND day <= ?", sc.ws, grain, sc.from, sc.to))
+	q := idb.NewSelect().TableExpr(from).ColumnExpr(col + " AS g").ColumnExpr(day + " AS d").Column("metric")
+	if first, last, ok := sc.wholeWeeks(); ok && grain != grainSubject && (!series || sc.interval == "week") {
+		// The period's whole weeks from the week rows, its days before
+		// and after them from the day rows, with the per-sender metrics
+		// whose days split the costs (none when the totals per sender
+		// take them from the client grain).
+		weeks, days := "grain = ? AND day <= ?", "grain = ? AND (day < ? OR day > ?)"
+		if !byClientGrain {
+			weeks, days = weeks+" AND NOT ("+perSender+")", "grain = ? AND (day < ? OR day > ? OR "+perSender+")"
+		}
+		q = q.Where("workspace_id = ? AND grain IN (?, ?) AND day >= ? AND day <= ?", sc.ws, grain, weekly(grain), sc.from, sc.to).
+			Where("("+weeks+") OR ("+days+")", weekly(grain), weekOf(last), grain, first, last)
+	} else {
+		q = q.Where("workspace_id = ? AND grain = ? AND day >= ? AND day <= ?", sc.ws, grain, sc.from, sc.to)
+	}
+	q = sc.subjects(q)
 	if grain == grainSubject || grain == grainSender {
 		q = q.ColumnExpr("CASE WHEN metric LIKE 'sends.%' THEN sender_id ELSE '' END AS sender").GroupExpr(groupBy(group, "d, metric, sender"))
 	} else {

@@ -67,15 +67,42 @@ func SenderSends(senderID string) string { return "sender:" + senderID + ":sends
 // …): the rollups keep those, and sends.total is their sum.
 func isSends(metric string) bool { return strings.HasPrefix(metric, "sends.") }
 
-// count adds n to metric on day for s, at every grain. The client and
-// sequence grains, which have no sender, keep each sender's actions as
-// SenderSends: what costs are split by.
+// weekly is the grain of the week rows of grain g: the same counters
+// summed per week (Monday to Sunday, under the Monday's date), which a
+// report reads for the whole weeks of its period instead of their days.
+// The client, sequence and sender grains have them, without SenderSends;
+// the subject grain, read only for one sequence and sender at once, has
+// none.
+func weekly(g string) string { return g + "@week" }
+
+// weekOf is the Monday of day's week.
+func weekOf(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return t.AddDate(0, 0, -((int(t.Weekday()) + 6) % 7)).Format(time.DateOnly)
+}
+
+// count adds n to metric on day for s, at every grain, and to the week
+// rows of its day's week. The client and sequence grains, which have no
+// sender, keep each sender's actions per day as SenderSends: what costs
+// are split by.
 func (t *tally) count(workspace, day string, s subject, metric string, n int64) {
-	bySequence := subject{client: s.client, sequence: s.sequence}
 	t.daily[dailyKey{workspace, grainSubject, day, s, metric}] += n
-	t.daily[dailyKey{workspace, grainClient, day, subject{client: s.client}, metric}] += n
-	t.daily[dailyKey{workspace, grainSequence, day, bySequence, metric}] += n
-	t.daily[dailyKey{workspace, grainSender, day, subject{client: s.client, sender: s.sender}, metric}] += n
+	week := weekOf(day)
+	for _, g := range [...]struct {
+		grain string
+		s     subject
+	}{
+		{grainClient, subject{client: s.client}},
+		{grainSequence, subject{client: s.client, sequence: s.sequence}},
+		{grainSender, subject{client: s.client, sender: s.sender}},
+	} {
+		t.daily[dailyKey{workspace, g.grain, day, g.s, metric}] += n
+		t.daily[dailyKey{workspace, weekly(g.grain), week, g.s, metric}] += n
+	}
+	bySequence := subject{client: s.client, sequence: s.sequence}
 	if isSends(metric) && s.sender != "" {
 		t.daily[dailyKey{workspace, grainClient, day, subject{client: s.client}, SenderSends(s.sender)}] += n
 		t.daily[dailyKey{workspace, grainSequence, day, bySequence, SenderSends(s.sender)}] += n
