@@ -104,12 +104,15 @@ func sqliteDSN(dsn string) string {
 	path, query, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
 	vals, _ := url.ParseQuery(query)
 	// Each connection gets a 32 MiB page cache (SQLite's default is 2 MiB)
-	// and reads the file through a 256 MiB memory map; sorts and temporary
-	// indexes stay in memory. docs/PERFORMANCE.md has the measurements.
+	// and reads the file through a memory map of up to 2 GiB (the largest
+	// SQLite allows by default): a page it maps is read without a system
+	// call, and the mapped pages are the system's file cache, shared by
+	// every connection. Sorts and temporary indexes stay in memory.
+	// docs/PERFORMANCE.md has the measurements.
 	// busy_timeout comes first: switching to WAL takes a lock, and a
 	// process that opens the file while another does must wait for it.
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)",
-		"cache_size(-32768)", "mmap_size(268435456)", "temp_store(MEMORY)"} {
+		"cache_size(-32768)", "mmap_size(2147418112)", "temp_store(MEMORY)"} {
 		vals.Add("_pragma", p)
 	}
 	if vals.Get("_txlock") == "" {
