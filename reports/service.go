@@ -86,7 +86,10 @@ const rebuildPage = 5000
 // into shard 0, on Postgres (SQLite writes one shard): the rows stay few,
 // and every sum stays what it was, in one statement. The runner calls it
 // with its hourly checks; it does the work once a day, as the days it folds
-// get no new counts (events count on the day they are written).
+// get no new counts (events count on the day they are written). A week
+// row is dated by its Monday, so a week still running is folded too and
+// takes new counts in other shards afterwards: the next day's fold takes
+// those, and every sum stays what it was meanwhile.
 func (svc *Service) Compact(ctx context.Context, now time.Time) error {
 	if svc.db.Engine != db.Postgres {
 		return nil
