@@ -26,8 +26,7 @@ func TestAssigneePlans(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex"}, Leads: 1, Enrolled: true})
-		pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(fixture.At), Logger: slog.New(slog.DiscardHandler)})
+		w, pl := planWorld(t, d)
 		p := apikit.Principal{WorkspaceID: w.WorkspaceID, Role: apikit.RoleMember, MemberID: apikit.NewID()}
 		rec := dbtest.Record(d)
 		var inserts []string
@@ -77,6 +76,13 @@ func TestAssigneePlans(t *testing.T) {
 	})
 }
 
+// planWorld is a workspace with one client and one enrolled lead, and the
+// platform over it, for the plan tests.
+func planWorld(t *testing.T, d *db.DB) (fixture.World, *platform.Platform) {
+	w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex"}, Leads: 1, Enrolled: true})
+	return w, platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(fixture.At), Logger: slog.New(slog.DiscardHandler)})
+}
+
 // moreTasks opens n more tasks of the world's one enrolment, of no client
 // and nobody's, and gives Postgres statistics: with a task or two every
 // index costs the same, and the planner's pick says nothing of the index a
@@ -112,8 +118,7 @@ func TestClientTaskPlans(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		w := fixture.New(t, d, fixture.Spec{Clients: []string{"Globex"}, Leads: 1, Enrolled: true})
-		pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(fixture.At), Logger: slog.New(slog.DiscardHandler)})
+		w, pl := planWorld(t, d)
 		globex := w.Clients["Globex"]
 		moreTasks(t, d, pl, w, 200)
 		rec := dbtest.Record(d)
