@@ -78,16 +78,18 @@ func TestReportPlans(t *testing.T) {
 		// a sender), never a whole workspace.
 		bounded := regexp.MustCompile(`day >= |sequence_id = |sender_id IN`)
 		grains := map[string]bool{}
-		grain := regexp.MustCompile(`grain = '(\w+)'`)
+		grain := regexp.MustCompile(`grain = '([\w@]+)'`)
 		for _, q := range reads {
 			if strings.Contains(q, "FROM \"report_daily\"") && !bounded.MatchString(q) {
 				t.Errorf("unbounded read of report_daily: %s", q)
 			}
-			if m := grain.FindStringSubmatch(q); m != nil {
+			for _, m := range grain.FindAllStringSubmatch(q, -1) {
 				grains[m[1]] = true
 			}
 		}
-		for _, g := range []string{"client", "sequence", "sender"} {
+		// The periods hold whole weeks: the lists and the weekly overview
+		// read those from the week rows.
+		for _, g := range []string{"client", "sequence", "sender", "client@week", "sequence@week", "sender@week"} {
 			if !grains[g] {
 				t.Errorf("no report read the %s grain: %v", g, grains)
 			}
