@@ -28,13 +28,10 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$tmp/leadline" ./cmd/leadline
-port=$((20000 + RANDOM % 20000))
-LEADLINE_SECRET_KEY= "$tmp/leadline" serve --addr "127.0.0.1:$port" --runner=false --db "$tmp/docs.db" >"$tmp/serve.log" 2>&1 &
+. scripts/listened.sh
+LEADLINE_SECRET_KEY= "$tmp/leadline" serve --addr 127.0.0.1:0 --runner=false --db "$tmp/docs.db" >"$tmp/serve.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.1
-done
+url=$(listened "$tmp/serve.log" 'leadline serving' "$pid") || { cat "$tmp/serve.log"; exit 1; }
 
 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
   --disable-sync --no-first-run --disable-default-apps --disable-extensions --no-default-browser-check \
@@ -42,7 +39,7 @@ done
   --host-resolver-rules="MAP * ~NOTFOUND , EXCLUDE 127.0.0.1" \
   --proxy-server="http://127.0.0.1:9" --proxy-bypass-list="127.0.0.1" \
   --window-size=1280,900 --virtual-time-budget=15000 --hide-scrollbars \
-  --screenshot="$tmp/shot.png" "http://127.0.0.1:$port/v1/docs#/" >"$tmp/chromium.log" 2>&1 || {
+  --screenshot="$tmp/shot.png" "$url/v1/docs#/" >"$tmp/chromium.log" 2>&1 || {
   cat "$tmp/chromium.log"; exit 1; }
 mkdir -p "$(dirname "$out")"
 cp "$tmp/shot.png" "$out"

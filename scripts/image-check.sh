@@ -41,23 +41,25 @@ expect 'ENV LEADLINE_DB=/data/leadline.db'
 expect 'CMD \["serve", "--metrics-addr", "0.0.0.0:9090"\]'
 expect 'CMD \["/usr/local/bin/leadline", "healthcheck", "--url", "http://127.0.0.1:8080/healthz"\]'
 
-port=$((20000 + RANDOM % 20000))
-mport=$((port + 1))
+# The kernel picks the ports (scripts/listened.sh).
+. scripts/listened.sh
 (cd "$tmp/data" && exec setpriv --reuid=$uid --regid=$uid --clear-groups \
-  env -i LEADLINE_DB="$tmp/data/leadline.db" LEADLINE_ADDR="127.0.0.1:$port" \
-  "$bin" serve --metrics-addr "127.0.0.1:$mport") >"$tmp/serve.log" 2>&1 &
+  env -i LEADLINE_DB="$tmp/data/leadline.db" LEADLINE_ADDR="127.0.0.1:0" \
+  "$bin" serve --metrics-addr "127.0.0.1:0") >"$tmp/serve.log" 2>&1 &
 pid=$!
+url=$(listened "$tmp/serve.log" 'leadline serving' "$pid") || fail "serve did not start"
+murl=$(listened "$tmp/serve.log" 'leadline metrics at' "$pid") || fail "serve printed no metrics address"
 
 for _ in $(seq 1 100); do
-  if "$bin" healthcheck --url "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then
+  if "$bin" healthcheck --url "$url/healthz" >/dev/null 2>&1; then
     break
   fi
   kill -0 "$pid" 2>/dev/null || fail "serve stopped"
   sleep 0.2
 done
-"$bin" healthcheck --url "http://127.0.0.1:$port/healthz" || fail "healthcheck failed"
+"$bin" healthcheck --url "$url/healthz" || fail "healthcheck failed"
 owner=$(stat -c %u "$tmp/data/leadline.db")
 [ "$owner" = "$uid" ] || fail "the database belongs to uid $owner, not the image's user"
 [ -f "$tmp/data/leadline.db.key" ] || fail "no secret key beside the database"
-curl -fsS "http://127.0.0.1:$mport/metrics" | grep -q '^leadline_' || fail "no leadline metrics on the metrics address"
+curl -fsS "$murl/metrics" | grep -q '^leadline_' || fail "no leadline metrics on the metrics address"
 echo "image-check: static binary, serving as uid $uid from the data folder, healthy"

@@ -56,15 +56,18 @@ YAML
 "$ll" apply -f "$tmp/setup.yaml" >/dev/null
 key=$("$ll" keys create --workspace load --member owner@load.test --role manager --json | jq -r .key)
 
-port() { echo $((20000 + RANDOM % 20000)); }
+# Each process listens on a port the kernel picks (scripts/listened.sh).
+. scripts/listened.sh
 api=() ; metrics=()
 for i in 1 2; do
-  p=$(port); m=$(port)
-  "$ll" serve --runner=false --addr "127.0.0.1:$p" --metrics-addr "127.0.0.1:$m" >"$tmp/serve$i.log" 2>&1 &
-  pids+=($!); api+=("http://127.0.0.1:$p")
-  m=$(port)
-  "$ll" work --tick 1s --metrics-addr "127.0.0.1:$m" >"$tmp/work$i.log" 2>&1 &
-  pids+=($!); metrics+=("http://127.0.0.1:$m/metrics")
+  "$ll" serve --runner=false --addr 127.0.0.1:0 --metrics-addr 127.0.0.1:0 >"$tmp/serve$i.log" 2>&1 &
+  pids+=($!)
+  u=$(listened "$tmp/serve$i.log" 'leadline serving' "${pids[-1]}") || fail "API replica $i did not start"
+  api+=("$u")
+  "$ll" work --tick 1s --metrics-addr 127.0.0.1:0 >"$tmp/work$i.log" 2>&1 &
+  pids+=($!)
+  m=$(listened "$tmp/work$i.log" 'leadline metrics at' "${pids[-1]}") || fail "worker $i did not start"
+  metrics+=("$m/metrics")
 done
 for u in "${api[@]}"; do
   for _ in $(seq 1 100); do curl -sf "$u/healthz" >/dev/null && break; sleep 0.2; done
@@ -107,9 +110,11 @@ keys=$(q "SELECT count(*) FROM (SELECT idem_key FROM actions GROUP BY 1 HAVING c
 [ "$twice" = 0 ] || fail "$twice enrollment steps were sent more than once"
 [ "$keys" = 0 ] || fail "$keys idempotency keys were used twice"
 
-# Both workers did some of it, as their own metrics say.
+# What each worker ran, as its own metrics say (claims go to whichever worker
+# asks first, so one may have run all of it; none may have run any twice).
 for m in "${metrics[@]}"; do
-  n=$(curl -sf "$m" | awk '/^leadline_runner_steps_total\{/ {s += $2} END {print s + 0}')
+  body=$(curl -sf "$m") || fail "worker $m does not answer (stopped?)"
+  n=$(printf '%s\n' "$body" | awk '/^leadline_runner_steps_total\{/ {s += $2} END {print s + 0}')
   echo "replicas: worker $m ran $n steps"
 done
 echo "replicas: ok: 2 API and 2 worker replicas, $leads leads, $done_ actions, none ran twice"
