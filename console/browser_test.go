@@ -38,8 +38,8 @@ func location(p *browsertest.Page) string { return browsertest.Get(p, chromedp.L
 // TestBrowserInviteSignInImportAndLeads: a manager opens their invite
 // link, sets a password, lands on the leads, opens a lead whose fields
 // hold HTML (shown as text), imports a CSV file and watches its report,
-// invites a member, signs out (the back button shows nothing), and signs
-// in again with the form.
+// invites a member, signs out (the back button shows nothing), signs in
+// again with the form, and changes the password.
 func TestBrowserInviteSignInImportAndLeads(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -111,6 +111,16 @@ func TestBrowserInviteSignInImportAndLeads(t *testing.T) {
 	p.Screenshot("signin")
 	p.Do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(`table`)))
 	is.Equal(location(p), base+"/leads")
+
+	// Change the password from the account page, linked in the header.
+	const next = "a new long passphrase"
+	p.Do(chromedp.Click(chromedp.CSS(`.who a[href$="/account"]`)), chromedp.WaitVisible(chromedp.ID("current")),
+		chromedp.SendKeys(chromedp.ID("current"), testPassword), chromedp.SendKeys(chromedp.ID("password"), next),
+		chromedp.SendKeys(chromedp.ID("confirm"), next))
+	p.Screenshot("account")
+	p.Do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(`.flash`)))
+	is.Equal(location(p), base+"/account")
+	is.True(strings.Contains(text(p, ".flash"), "Your password is changed."))
 }
 
 // TestBrowserClientViewer: a client viewer sees their client's leads only,

@@ -97,6 +97,7 @@ func (c *Console) routes() {
 	c.handle("GET /{$}", apikit.RoleClientViewer, c.home)
 	c.handle("/", "", c.notFound)
 	c.routesAuth()
+	c.routesAccount()
 	c.routesMembers()
 	c.routesLeads()
 	c.routesInbox()

@@ -59,14 +59,17 @@ func (e *env) viewerWorld() *viewerWorld {
 	return vw
 }
 
-// writeForm finds a form that writes (every POST form but sign-out's).
+// writeForm finds a form that writes (a POST form).
 var writeForm = regexp.MustCompile(`<form[^>]+method="post"[^>]+action="[^"]*"`)
 
-// writeForms are the page's forms that write, sign-out's aside.
+// writeForms are the page's forms that write, sign-out's and the
+// member's own password's aside.
 func writeForms(body string) []string {
 	var out []string
 	for _, f := range writeForm.FindAllString(body, -1) {
-		if !strings.Contains(f, `/signout"`) {
+		// Signing out and the member's own password are the viewer's
+		// too: they write nothing of the workspace.
+		if !strings.Contains(f, `/signout"`) && !strings.Contains(f, `/account/password"`) {
 			out = append(out, f)
 		}
 	}

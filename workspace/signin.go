@@ -453,6 +453,71 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, error) {
 	return token, err
 }
 
+// ErrCurrentPassword is ChangePassword's answer to a wrong current
+// password.
+func ErrCurrentPassword() *apikit.Error {
+	return apikit.Invalid(currentPasswordWrong,
+		"Type the password you signed in with. Forgot it? Ask a manager of your workspace for a new invite link.")
+}
+
+const currentPasswordWrong = "The current password is not right."
+
+// IsCurrentPasswordWrong reports whether err is ErrCurrentPassword's, a
+// failed guess that the console counts against the sign-in limits.
+func IsCurrentPasswordWrong(err error) bool {
+	ae := apikit.AsError(err)
+	return ae.Code == apikit.EPayloadInvalid && ae.Message == currentPasswordWrong
+}
+
+// ChangePassword sets a new password for the member p acts as, once the
+// current one is checked, ends every session of the member (those of
+// other browsers too) and opens a new one, whose token it returns. A
+// member who forgot the password gets a new invite link instead
+// (`leadline members invite`, or the members page).
+//
+// Returns E_PAYLOAD_INVALID for a wrong current password
+// (ErrCurrentPassword) or a new one that breaks the length rules, and
+// E_FORBIDDEN for a principal that is not a signed-in member.
+func (s *Service) ChangePassword(ctx context.Context, p apikit.Principal, current, password string) (string, error) {
+	if p.MemberID == "" || p.KeyID != "" {
+		return "", apikit.Forbidden("Only a signed-in member changes their own password.",
+			"Sign in to the console as the member whose password changes.")
+	}
+	if err := checkPasswordRules(password); err != nil {
+		return "", err
+	}
+	if len(current) > 4*MaxPasswordLength {
+		return "", ErrCurrentPassword()
+	}
+	cands, err := s.store.PasswordsByEmail(ctx, p.MemberEmail, "")
+	if err != nil {
+		return "", err
+	}
+	hash := dummyHash
+	for _, c := range cands {
+		if c.MemberID == p.MemberID {
+			hash = c.Hash
+		}
+	}
+	if !checkPassword(hash, current) || hash == dummyHash {
+		return "", ErrCurrentPassword()
+	}
+	newHash := hashPassword(password, s.passwordParams())
+	var token string
+	err = s.db.InTx(ctx, func(ctx context.Context) error {
+		now := db.Now(ctx, s.clock)
+		if err := s.store.SetPassword(ctx, &MemberPassword{MemberID: p.MemberID, Hash: newHash, UpdatedAt: now}); err != nil {
+			return err
+		}
+		if err := s.store.DeleteSessions(ctx, p.MemberID, time.Time{}); err != nil {
+			return err
+		}
+		token, err = s.openSession(ctx, &Member{ID: p.MemberID, WorkspaceID: p.WorkspaceID}, now)
+		return err
+	})
+	return token, err
+}
+
 func sessionEnded(msg string) *apikit.Error {
 	return &apikit.Error{Code: apikit.EUnauthorized, Message: msg, Remedy: "Sign in again."}
 }

@@ -195,28 +195,93 @@ func TestInviteRules(t *testing.T) {
 	})
 }
 
+// maxInAcmeAndBeta adds the workspace beta (acme's twin) and makes
+// max@acme.test a member of both with the password pw, through invites;
+// it returns the session each invite opened, by workspace.
+func maxInAcmeAndBeta(t *testing.T, b bundle) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	s := acme()
+	s.Workspaces[0].Name = "beta"
+	if _, err := b.svc.Apply(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]string{}
+	for _, ws := range []string{"acme", "beta"} {
+		_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: ws, Email: "max@acme.test", Role: apikit.RoleMember})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sessions[ws], err = b.svc.AcceptInvite(ctx, token, pw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sessions
+}
+
 func TestSignInAcrossWorkspaces(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
 		b := signInSetup(t, d)
-		s := acme()
-		s.Workspaces[0].Name = "beta"
-		_, err := b.svc.Apply(ctx, s)
-		is.NoErr(err)
-		for _, ws := range []string{"acme", "beta"} {
-			_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: ws, Email: "max@acme.test", Role: apikit.RoleMember})
-			is.NoErr(err)
-			_, err = b.svc.AcceptInvite(ctx, token, pw)
-			is.NoErr(err)
-		}
-		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw})
+		maxInAcmeAndBeta(t, b)
+		_, err := b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw})
 		is.Equal(code(err), apikit.EConflict)
 		token, err := b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw, Workspace: "beta"})
 		is.NoErr(err)
 		p, err := b.svc.SessionPrincipal(ctx, token)
 		is.NoErr(err)
 		is.Equal(p.WorkspaceName, "beta")
+	})
+}
+
+// ChangePassword checks the current password, changes only this
+// workspace's member (the same email elsewhere keeps its own), and ends
+// every session of the member but the new one.
+func TestChangePassword(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		sessions := maxInAcmeAndBeta(t, b)
+		other, err := b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw, Workspace: "acme"})
+		is.NoErr(err)
+		p, err := b.svc.SessionPrincipal(ctx, sessions["acme"])
+		is.NoErr(err)
+
+		const next = "a new long passphrase"
+		_, err = b.svc.ChangePassword(ctx, p, "wrong password!", next)
+		is.True(workspace.IsCurrentPasswordWrong(err))
+		is.Equal(code(err), apikit.EPayloadInvalid)
+		_, err = b.svc.ChangePassword(ctx, p, pw, "short")
+		is.Equal(code(err), apikit.EPayloadInvalid)
+		is.True(!workspace.IsCurrentPasswordWrong(err))
+		keyed := p
+		keyed.KeyID = "a key"
+		_, err = b.svc.ChangePassword(ctx, keyed, pw, next)
+		is.Equal(code(err), apikit.EForbidden)
+		_, err = b.svc.SessionPrincipal(ctx, other) // refusals end nothing
+		is.NoErr(err)
+
+		token, err := b.svc.ChangePassword(ctx, p, pw, next)
+		is.NoErr(err)
+		q, err := b.svc.SessionPrincipal(ctx, token)
+		is.NoErr(err)
+		is.Equal(q.MemberID, p.MemberID)
+		for _, ended := range []string{sessions["acme"], other} {
+			_, err = b.svc.SessionPrincipal(ctx, ended)
+			is.Equal(code(err), apikit.EUnauthorized)
+		}
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw, Workspace: "acme"})
+		is.Equal(code(err), apikit.EUnauthorized)
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: next, Workspace: "acme"})
+		is.NoErr(err)
+		// beta's member keeps the old password and its session.
+		_, err = b.svc.SessionPrincipal(ctx, sessions["beta"])
+		is.NoErr(err)
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "max@acme.test", Password: pw})
+		is.NoErr(err) // only beta's matches now
 	})
 }
