@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/matryer/is"
+	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
@@ -368,4 +371,34 @@ func TestNow(t *testing.T) {
 		return nil
 	})
 	is.NoErr(err)
+}
+
+// Every Postgres connection of both pools reads ahead at least
+// db.PrefetchBlocks heap blocks in a bitmap heap scan, and keeps a higher
+// value set elsewhere (here by the URL).
+func TestPostgresPrefetch(t *testing.T) {
+	if os.Getenv(dbtest.EnvPostgres) == "" {
+		t.Skip("no Postgres server: set " + dbtest.EnvPostgres)
+	}
+	t.Parallel()
+	is := is.New(t)
+	ctx := context.Background()
+	dsn := dbtest.NewDSN(t, db.Postgres)
+	for _, c := range []struct {
+		query string
+		want  int
+	}{{"", db.PrefetchBlocks}, {"effective_io_concurrency=300", 300}} {
+		u := dsn
+		if c.query != "" {
+			u += map[bool]string{true: "&", false: "?"}[strings.Contains(u, "?")] + c.query
+		}
+		d, err := db.Open(ctx, u)
+		is.NoErr(err)
+		for _, pool := range []bun.IDB{d.IDB(ctx), d.NoFlush(ctx)} {
+			var v int
+			is.NoErr(pool.NewRaw("SELECT current_setting('effective_io_concurrency')::int").Scan(ctx, &v))
+			is.Equal(v, c.want) // the URL's value, else PrefetchBlocks
+		}
+		is.NoErr(d.Close())
+	}
 }
