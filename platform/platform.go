@@ -159,10 +159,12 @@ func (s stopper) ForReply(ctx context.Context, workspaceID, leadID string) (inbo
 // assignee of the lead's most recently active assigned thread), else the
 // member who enrolled the lead (the member of the enrollment's
 // enrollment.created event: a member in the console, or the member whose
-// key committed it). Both are read in the task's INSERT (docs/DECISIONS.md).
+// key committed it), each only while still a member: a task never goes to
+// a member who left. Both are read in the task's INSERT
+// (docs/DECISIONS.md).
 func taskOwners(d *db.DB) []tasks.Owner {
-	thread := inbox.LeadAssignee(d, "?")
-	enroller := events.Actor("?", "?", "?")
+	thread := workspace.ActiveMember(inbox.LeadAssignee(d, "?"))
+	enroller := workspace.ActiveMember(events.Actor("?", "?", "?"))
 	return []tasks.Owner{
 		func(t *tasks.Task) (string, []any) { return thread, []any{t.LeadID} },
 		func(t *tasks.Task) (string, []any) {

@@ -80,7 +80,7 @@ func (s *Server) registerTasks() {
 		OperationID: "set-task-assignee", Method: http.MethodPut, Path: "/v1/tasks/{id}/assignee", Tags: tags,
 		Summary: "Assign a task",
 		Description: "To an active member of the workspace, or to nobody with null, whatever the task's status. Another id gives 422. " +
-			"A task step's task starts with the member who owns the conversation: the assignee of the lead's thread, else the member who enrolled the lead.",
+			"A task step's task starts with the member who owns the conversation: the assignee of the lead's thread, else the member who enrolled the lead, skipping a member who left.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleMember, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *taskAssigneeInput) (*dataOutput[*tasks.Task], error) {
 		return dataFrom(s.tasks.SetAssignee(ctx, p, in.ID, in.Body.AssigneeID))

@@ -21,7 +21,7 @@ import (
 // and the INSERT of a task step's task with its owner's reads: the list
 // reads the tasks_assignee index in its order (no sort on SQLite), and the
 // owner's reads seek the lead's threads and events through their lead_id
-// indexes, never a workspace's.
+// indexes, never a workspace's, and check each member by its key.
 func TestAssigneePlans(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -46,7 +46,7 @@ func TestAssigneePlans(t *testing.T) {
 		if len(inserts) != 1 {
 			t.Fatalf("%d task INSERTs recorded, want 1", len(inserts))
 		}
-		scan := regexp.MustCompile(`^SCAN (threads|th|events|ev)\b|Seq Scan on (threads|events)\b`)
+		scan := regexp.MustCompile(`^SCAN (threads|th|events|ev|members|am)\b|Seq Scan on (threads|events|members)\b`)
 		plan := dbtest.Plan(t, d, inserts[0])
 		for _, line := range plan {
 			if scan.MatchString(line) {

@@ -39,7 +39,8 @@ func NewService(d *db.DB, clock apikit.Clock, members Members, log EventLog) *Se
 
 // AssignWith sets who a task step's new task goes to: the first member
 // owners name, in order (none: nobody). The platform gives the lead's
-// thread's assignee, then the member who enrolled the lead.
+// thread's assignee, then the member who enrolled the lead, each only
+// while still a member.
 func (svc *Service) AssignWith(owners ...Owner) { svc.owners = owners }
 
 // OnFinish registers fn to run in the transaction that completes a task,

@@ -41,7 +41,7 @@ type Task struct {
 	Title         string     `bun:"title" json:"title"`
 	DueAt         time.Time  `bun:"due_at" json:"due_at"`
 	Status        Status     `bun:"status" json:"status" enum:"open,done,skipped"`
-	AssigneeID    *string    `bun:"assignee_id" json:"assignee_id" format:"uuid" doc:"The member whose task it is; null: nobody's. A task step gives it to the member who owns the conversation (the lead's thread's assignee, else the member who enrolled the lead); PUT /v1/tasks/{id}/assignee changes it."`
+	AssigneeID    *string    `bun:"assignee_id" json:"assignee_id" format:"uuid" doc:"The member whose task it is; null: nobody's. A task step gives it to the member who owns the conversation (the lead's thread's assignee, else the member who enrolled the lead, skipping a member who left); PUT /v1/tasks/{id}/assignee changes it."`
 	Note          *string    `bun:"note" json:"note" doc:"What the member noted when completing it."`
 	CompletedBy   *string    `bun:"completed_by" json:"completed_by" format:"uuid" doc:"The member who completed it."`
 	CompletedAt   *time.Time `bun:"completed_at" json:"completed_at"`

@@ -126,7 +126,8 @@ func start(t *testing.T, d *db.DB, file string) (*platform.Platform, *apikit.Fak
 const twoMembers = `workspaces:
   - name: acme
     timezone: Europe/Berlin
-    members: [{email: owner@acme.test, role: owner}, {email: bea@acme.test, role: member}, {email: cy@acme.test, role: client_viewer}]
+    members: [{email: owner@acme.test, role: owner}, {email: bea@acme.test, role: member}, {email: cy@acme.test, role: client_viewer},
+      {email: dee@acme.test, role: member}]
     clients: [Globex]
     senders:
       - {name: anna, channel: linkedin, client: Globex}
@@ -139,7 +140,8 @@ const twoMembers = `workspaces:
 `
 
 // TestTaskAssignee: a task step's task goes to the assignee of the lead's
-// thread, else to the member who enrolled the lead, else to nobody;
+// thread, else to the member who enrolled the lead, else to nobody, and
+// never to a member who left;
 // SetAssignee gives it to a member or nobody, refuses an id that is not a
 // member and a task out of the key's scope, and the assignee filter
 // (a member, none) narrows the list.
@@ -166,22 +168,34 @@ func TestTaskAssignee(t *testing.T) {
 			return l.Lead.ID
 		}
 		threaded, enrolled, nobody := lead("Ann Lee"), lead("Ben Ray"), lead("Cat Orr")
-		// Ann's conversation is Bea's: her thread is assigned to Bea.
+		leftThread, leftEnroller := lead("Dan Fox"), lead("Eve Gil")
+		// Ann's conversation is Bea's: her thread is assigned to Bea. Dan's
+		// is Dee's, who leaves before the task is made.
 		anna, err := pl.Senders.ByName(ctx, w.ID, "anna")
 		is.NoErr(err)
 		now := clock.Now()
-		th, err := inbox.NewBunStore(d).Conversation(ctx, &inbox.Thread{ID: apikit.NewID(), WorkspaceID: w.ID, ClientID: &globex, SenderID: anna.ID,
-			LeadID: threaded, Channel: senders.LinkedIn, LastMessageAt: now, CreatedAt: now, UpdatedAt: now})
-		is.NoErr(err)
-		_, err = pl.Inbox.SetAssignee(ctx, owner, th.ID, ptr(member["bea@acme.test"]))
-		is.NoErr(err)
+		for lead, to := range map[string]string{threaded: "bea@acme.test", leftThread: "dee@acme.test"} {
+			th, err := inbox.NewBunStore(d).Conversation(ctx, &inbox.Thread{ID: apikit.NewID(), WorkspaceID: w.ID, ClientID: &globex, SenderID: anna.ID,
+				LeadID: lead, Channel: senders.LinkedIn, LastMessageAt: now, CreatedAt: now, UpdatedAt: now})
+			is.NoErr(err)
+			_, err = pl.Inbox.SetAssignee(ctx, owner, th.ID, ptr(member[to]))
+			is.NoErr(err)
+		}
 
 		is.NoErr(pl.Sequences.ActivateByName(ctx, w.ID, "Call"))
 		q, err := pl.Sequences.ByName(ctx, w.ID, "Call")
 		is.NoErr(err)
 		// The owner enrols Ann and Ben, as the API and the console do (the
 		// principal in the context); Cat is enrolled by a command.
-		_, err = pl.Enrollments.Commit(apikit.WithPrincipal(ctx, owner), owner, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{threaded, enrolled}, Confirm: true})
+		_, err = pl.Enrollments.Commit(apikit.WithPrincipal(ctx, owner), owner, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{threaded, enrolled, leftThread}, Confirm: true})
+		is.NoErr(err)
+		// Dee enrols Eve, then leaves (the setup file says active: false).
+		dee := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleMember, MemberID: member["dee@acme.test"]}
+		_, err = pl.Enrollments.Commit(apikit.WithPrincipal(ctx, dee), dee, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{leftEnroller}, Confirm: true})
+		is.NoErr(err)
+		f, err := setup.Decode(strings.NewReader(strings.Replace(twoMembers, "{email: dee@acme.test, role: member}", "{email: dee@acme.test, role: member, active: false}", 1)))
+		is.NoErr(err)
+		_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
 		is.NoErr(err)
 		_, err = pl.Enrollments.Commit(ctx, apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}, enrollments.EnrollInput{SequenceID: q.ID, LeadIDs: []string{nobody}, Confirm: true})
 		is.NoErr(err)
@@ -191,7 +205,7 @@ func TestTaskAssignee(t *testing.T) {
 
 		page, err := pl.Tasks.List(ctx, owner, tasks.Filter{Limit: 10})
 		is.NoErr(err)
-		is.Equal(page.Total, 3)
+		is.Equal(page.Total, 5)
 		byLead := map[string]tasks.Task{}
 		for _, tk := range page.Data {
 			byLead[tk.LeadID] = tk
@@ -199,6 +213,8 @@ func TestTaskAssignee(t *testing.T) {
 		is.Equal(apikit.Deref(byLead[threaded].AssigneeID), member["bea@acme.test"])
 		is.Equal(apikit.Deref(byLead[enrolled].AssigneeID), member["owner@acme.test"])
 		is.Equal(byLead[nobody].AssigneeID, nil)
+		is.Equal(apikit.Deref(byLead[leftThread].AssigneeID), member["owner@acme.test"]) // Dee left: her enroller's
+		is.Equal(byLead[leftEnroller].AssigneeID, nil)                                   // Dee left: nobody's
 		evs, _, err := pl.Log.ForLead(ctx, w.ID, enrolled, 10, 0)
 		is.NoErr(err)
 		created := false
@@ -217,7 +233,7 @@ func TestTaskAssignee(t *testing.T) {
 			return p.Total
 		}
 		is.Equal(count(member["bea@acme.test"]), 1)
-		is.Equal(count("none"), 1)
+		is.Equal(count("none"), 2)
 		_, err = pl.Tasks.List(ctx, owner, tasks.Filter{AssigneeID: "me", Limit: 10})
 		is.Equal(apikit.ErrorCode(err), apikit.EPayloadInvalid)
 
@@ -230,10 +246,10 @@ func TestTaskAssignee(t *testing.T) {
 		got, err := pl.Tasks.SetAssignee(ctx, owner, task.ID, ptr(member["cy@acme.test"]))
 		is.NoErr(err)
 		is.Equal(*got.AssigneeID, member["cy@acme.test"])
-		is.Equal(count("none"), 0)
+		is.Equal(count("none"), 1)
 		got, err = pl.Tasks.SetAssignee(ctx, owner, task.ID, nil)
 		is.NoErr(err)
 		is.Equal(got.AssigneeID, nil)
-		is.Equal(count("none"), 1)
+		is.Equal(count("none"), 2)
 	})
 }

@@ -19,3 +19,11 @@ func NamedRows(kind Kind, alias string) string { return string(kind) + " AS " + 
 func AuthVersion(workspace string) string {
 	return "coalesce((SELECT av.version FROM auth_versions AS av WHERE av.workspace_id = " + workspace + "), 0)"
 }
+
+// ActiveMember is a read view for another area's statement: the SQL
+// expression of member, itself an SQL expression of a member id (or
+// NULL), when that member is active in their workspace, and NULL when
+// they left (or when member is NULL). It reads one row by its key.
+func ActiveMember(member string) string {
+	return "(SELECT am.id FROM members AS am WHERE am.id = " + member + " AND am.active)"
+}
