@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -50,6 +51,67 @@ const importStale = 2 * time.Minute
 
 const importInterrupted = "The server process running the import stopped before it ended; rows written before are kept. Send the file again: rows already imported come back unchanged."
 
+const importShutDown = "The server shut down before the import ended; the rows counted were written and are kept. Send the file again: rows already imported come back unchanged."
+
+// running are the imports this process runs in the background, so that a
+// server shutting down can wait for them (DrainImports).
+type running struct {
+	mu     sync.Mutex
+	wg     sync.WaitGroup
+	cancel map[string]context.CancelFunc
+}
+
+// start registers one import and returns its context, which DrainImports
+// cancels, and the function that ends it.
+func (r *running) start(ctx context.Context, id string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel == nil {
+		r.cancel = map[string]context.CancelFunc{}
+	}
+	r.cancel[id] = cancel
+	r.wg.Add(1)
+	return ctx, func() {
+		r.mu.Lock()
+		delete(r.cancel, id)
+		r.mu.Unlock()
+		cancel()
+		r.wg.Done()
+	}
+}
+
+// DrainImports waits for the imports this process runs in the background
+// to end, until ctx ends. Then it stops those still running: each ends at
+// the next batch (a batch is written whole or not at all) and records
+// itself failed, with the rows it wrote and a message to send the file
+// again. It returns once every import has recorded how it ended, and
+// ctx's error if it had to stop some. A server calls it as it shuts down,
+// after it stops taking requests.
+func (s *Service) DrainImports(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.imports.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.StopImports()
+	<-done
+	return ctx.Err()
+}
+
+// StopImports stops the imports this process runs in the background now:
+// each ends at its next batch and records itself failed, as DrainImports
+// says. It does not wait for them.
+func (s *Service) StopImports() {
+	s.imports.mu.Lock()
+	defer s.imports.mu.Unlock()
+	for _, cancel := range s.imports.cancel {
+		cancel()
+	}
+}
+
 // StartImport checks the options and the file's header, records a running
 // job and imports the file in the background, with p's rights, on a
 // context that outlives the request. It returns the job as it starts.
@@ -79,17 +141,22 @@ func (s *Service) StartImport(ctx context.Context, p apikit.Principal, file io.R
 	if _, err := s.db.NewInsert().Model(job).Exec(ctx); err != nil {
 		return nil, err
 	}
-	bg := apikit.WithPrincipal(context.WithoutCancel(ctx), p)
+	bg, end := s.imports.start(apikit.WithPrincipal(context.WithoutCancel(ctx), p), job.ID)
 	go func() {
+		defer end()
 		defer file.Close()
 		opt.Progress = func(pr ImportProgress) {
-			if err := s.saveImport(bg, job.ID, ImportRunning, pr.Report, nil, nil); err != nil {
+			if err := s.saveImport(context.WithoutCancel(bg), job.ID, ImportRunning, pr.Report, nil, nil); err != nil {
 				logger.Error("import progress", "import", job.ID, "err", err)
 			}
 		}
 		rep, err := s.runImport(bg, im, b, opt)
 		status, msg := ImportSucceeded, (*string)(nil)
-		if err != nil {
+		switch {
+		case err != nil && bg.Err() != nil:
+			status, msg = ImportFailed, new(importShutDown)
+			logger.Warn("import stopped by the shutdown", "import", job.ID)
+		case err != nil:
 			status = ImportFailed
 			m := "The import stopped: " + err.Error()
 			msg = &m
@@ -100,7 +167,10 @@ func (s *Service) StartImport(ctx context.Context, p apikit.Principal, file io.R
 		if rep != nil {
 			r, errs = rep.Report, rep.Errors
 		}
-		if err := s.saveImport(bg, job.ID, status, r, errs, msg); err != nil {
+		// Recorded even when the shutdown stopped it.
+		save, cancel := context.WithTimeout(context.WithoutCancel(bg), 10*time.Second)
+		defer cancel()
+		if err := s.saveImport(save, job.ID, status, r, errs, msg); err != nil {
 			logger.Error("import end", "import", job.ID, "err", err)
 		}
 	}()

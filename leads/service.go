@@ -69,6 +69,7 @@ type Service struct {
 	log       EventLog
 	engine    Engine
 	followers []ClientFollower
+	imports   *running
 }
 
 // FollowClient tells f of every change of a lead's client.
@@ -89,7 +90,7 @@ func (s *Service) SetEngine(e Engine) { s.engine = e }
 
 // NewService returns the leads Service on d.
 func NewService(d *db.DB, clock apikit.Clock, catalog Catalog, log EventLog) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, catalog: catalog, log: log}
+	return &Service{db: d, store: NewBunStore(d), clock: clock, catalog: catalog, log: log, imports: &running{}}
 }
 
 // visible returns the lead with id if the principal may see it.

@@ -48,10 +48,10 @@ func (s *Server) registerImports() {
 			"requests take 2 MiB); a larger file is refused with 422 E_PAYLOAD_INVALID and nothing is imported: split it, or use `leadline import`. "+
 			"It answers 202 with an import job to poll at GET /v1/imports/{id}. The server imports the file in the background "+
 			"with this key's rights: every row is created or updated with the rules of POST /v1/leads (matching order, fields "+
-			"filled only when empty, do-not-contact and blacklist), in transactions of 1,000 rows. A bad row is counted as rejected "+
+			"filled only when empty, do-not-contact and blacklist), in transactions of %d rows. A bad row is counted as rejected "+
 			"and reported with its line and reason; it changes nothing, and the other rows go on. The whole file counts once "+
 			"against the write class. A file or options that cannot be used (no header, no identity column, a bad map, an unknown "+
-			"tag or client) give 422 at once.", mib),
+			"tag or client) give 422 at once.", mib, leads.DefaultImportBatch),
 		RequestBody: &huma.RequestBody{
 			Description: fmt.Sprintf("A CSV file of at most %d MiB: UTF-8 with or without a byte order mark, comma, semicolon or "+
 				"tab separated (taken from the header line), with the column names on the first line.", mib),

@@ -133,6 +133,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	// CSV imports run on after their request: up to 10 s to end, then
+	// each one left records itself failed, with the rows it wrote.
+	drainCtx, stopDrain := context.WithTimeout(shutdownCtx, 10*time.Second)
+	defer stopDrain()
+	if err := pl.Leads.DrainImports(drainCtx); err != nil {
+		logger.Warn("imports stopped by the shutdown: each is recorded as failed, with the rows it wrote")
+	}
 	workDone()
 	return srv.Flush(shutdownCtx)
 }

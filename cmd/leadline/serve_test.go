@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net"
@@ -17,6 +19,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/leadline/leadline/internal/db"
 )
 
 // TestServeAndShutDown starts the server on a free port, calls it, and
@@ -200,9 +204,74 @@ func noneLeft(t *testing.T) {
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	for _, f := range []string{"webhooks.(*Worker).Run", "engine.(*Runner).Run", "email.(*Reader).Run", "main.runMailReader",
-		"main.sweep", "main.serveMetrics", "net/http.(*Server).Serve", "net/http.(*Server).Shutdown"} {
+		"main.sweep", "main.serveMetrics", "net/http.(*Server).Serve", "net/http.(*Server).Shutdown", "leads.(*Service).StartImport"} {
 		if strings.Contains(stacks, f) {
 			t.Fatalf("%s still runs after the command returned:\n%s", f, stacks)
 		}
 	}
+}
+
+// TestServeWaitsForImports: a CSV import taken just before a shutdown
+// ends before serve returns, every row written and the job recorded as
+// succeeded, instead of running on into a closed database. Not parallel,
+// for noneLeft.
+func TestServeWaitsForImports(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "i.db")
+	setup := filepath.Join(dir, "setup.yaml")
+	is.NoErr(os.WriteFile(setup, []byte(setupYAML), 0o600))
+	_, err := runCmd("apply", "--db", dsn, "-f", setup)
+	is.NoErr(err)
+	out, err := runCmd("keys", "create", "--db", dsn, "--workspace", "acme", "--member", "owner@acme.test", "--role", "manager", "--json")
+	is.NoErr(err)
+	var k struct{ Key string }
+	is.NoErr(json.Unmarshal([]byte(out), &k))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- cmdServe(ctx, []string{"--addr", "127.0.0.1:0", "--runner=false", "--db", dsn}, pw, io.Discard)
+		pw.Close()
+	}()
+	base := servingAt(t, pr)
+	const rows = 3000
+	var csv strings.Builder
+	csv.WriteString("email,name\n")
+	for i := range rows {
+		fmt.Fprintf(&csv, "lead%d@import.test,Lead %d\n", i, i)
+	}
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/leads/import", strings.NewReader(csv.String()))
+	is.NoErr(err)
+	req.Header.Set("Authorization", "Bearer "+k.Key)
+	req.Header.Set("Content-Type", "text/csv")
+	res, err := http.DefaultClient.Do(req)
+	is.NoErr(err)
+	var job struct {
+		Data struct{ ID, Status string } `json:"data"`
+	}
+	is.NoErr(json.NewDecoder(res.Body).Decode(&job))
+	res.Body.Close()
+	is.Equal(res.StatusCode, http.StatusAccepted)
+	cancel() // the shutdown, while the import runs
+	select {
+	case err := <-done:
+		is.NoErr(err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	noneLeft(t)
+
+	d, err := db.Open(context.Background(), dsn)
+	is.NoErr(err)
+	defer d.Close()
+	var status string
+	var created int
+	is.NoErr(d.NewRaw("SELECT status, created FROM imports WHERE id = ?", job.Data.ID).Scan(context.Background(), &status, &created))
+	is.Equal(status, "succeeded")
+	is.Equal(created, rows)
+	var n int
+	is.NoErr(d.NewRaw("SELECT count(*) FROM leads WHERE email_work LIKE '%@import.test'").Scan(context.Background(), &n))
+	is.Equal(n, rows)
 }
