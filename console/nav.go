@@ -19,7 +19,7 @@ var areas = []area{
 	{"tasks", "Tasks", "/tasks", apikit.RoleClientViewer},
 	{"reports", "Reports", "/reports", apikit.RoleClientViewer},
 	{"members", "Members", "/members", apikit.RoleManager},
-	{"settings", "Settings", "/settings", apikit.RoleManager},
+	{"settings", "Settings", "/settings", apikit.RoleMember}, // a member: do-not-contact alone
 }
 
 // navLink is a menu entry as the layout shows it.

@@ -12,14 +12,14 @@ import (
 	"github.com/leadline/leadline/workspace"
 )
 
-// Settings, for owners and managers: API keys (workspace.Service's
+// Settings: for owners and managers, API keys (workspace.Service's
 // CreateKey, Keys and RevokeKey, as `leadline keys create|list|revoke`),
 // webhooks with their delivery log and replay (the webhooks service, as
-// the /v1/webhooks routes), do-not-contact entries (POST
-// /v1/suppressions) and the blacklist (blacklist.go). Members are on their
-// own page (members.go).
+// the /v1/webhooks routes) and the blacklist (blacklist.go); for members
+// too, do-not-contact entries (POST /v1/suppressions), the one tab they
+// see. Members are on their own page (members.go).
 func (c *Console) routesSettings() {
-	c.handle("GET /settings", apikit.RoleManager, func(rq *Request) error { rq.Redirect("/settings/keys"); return nil })
+	c.handle("GET /settings", apikit.RoleMember, func(rq *Request) error { rq.Redirect("/settings/" + rq.settingsTabs()[0].Key); return nil })
 	c.handle("GET /settings/keys", apikit.RoleManager, c.keysPage)
 	c.handle("POST /settings/keys", apikit.RoleManager, c.createKey)
 	c.handle("POST /settings/keys/{id}/revoke", apikit.RoleManager, c.revokeKey)
@@ -33,20 +33,40 @@ func (c *Console) routesSettings() {
 	c.routesBlacklist()
 }
 
-// settingsTabs are the settings' pages.
-var settingsTabs = []struct{ Key, Label string }{{"keys", "API keys"}, {"webhooks", "Webhooks"}, {"suppressions", "Do not contact"}, {"blacklist", "Blacklist"}}
+// settingsTab is one page of the settings, with the role its GET route
+// needs.
+type settingsTab struct {
+	Key, Label string
+	Role       apikit.Role
+}
 
-// settingsPage is the dot of a settings page's data: its tab and its own
-// data.
+// settingsTabs are the settings' pages. A member has do-not-contact
+// alone; the others are a manager's.
+var settingsTabs = []settingsTab{{"keys", "API keys", apikit.RoleManager}, {"webhooks", "Webhooks", apikit.RoleManager},
+	{"suppressions", "Do not contact", apikit.RoleMember}, {"blacklist", "Blacklist", apikit.RoleManager}}
+
+// settingsTabs are the tabs the member may open, in order.
+func (rq *Request) settingsTabs() []settingsTab {
+	var out []settingsTab
+	for _, t := range settingsTabs {
+		if rq.Can(t.Role) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// settingsPage is the dot of a settings page's data: its tab, the tabs
+// the member may open and the page's own data.
 type settingsPage struct {
 	Tab  string
-	Tabs []struct{ Key, Label string }
+	Tabs []settingsTab
 	Data any
 }
 
 func (rq *Request) renderSettings(status int, tab string, pg page) error {
 	pg.Title, pg.Nav = "Settings", "settings"
-	pg.Data = settingsPage{Tab: tab, Tabs: settingsTabs, Data: pg.Data}
+	pg.Data = settingsPage{Tab: tab, Tabs: rq.settingsTabs(), Data: pg.Data}
 	return rq.Render(status, "settings_"+tab, pg)
 }
 

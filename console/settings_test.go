@@ -164,3 +164,42 @@ func TestSettingsWebhooksAndSuppressions(t *testing.T) {
 		is.Equal(e.member("v@acme.test", apikit.RoleClientViewer).get("/app/settings/suppressions").code, http.StatusForbidden)
 	})
 }
+
+// TestSettingsTabsByRole: the settings show each member the tabs their
+// role opens. A member finds Settings in the menu and lands on
+// do-not-contact, the one tab a member may use, with no link to a
+// manager's page; a manager lands on the API keys and sees every tab.
+func TestSettingsTabsByRole(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	e := newEnv(t, dbtest.Open(t, db.SQLite))
+	tab := regexp.MustCompile(`<ul class="tabs">.*?</ul>`)
+	for _, c := range []struct {
+		email   string
+		role    apikit.Role
+		landing string
+		tabs    []string
+		hidden  []string
+	}{
+		{"sdr@acme.test", apikit.RoleMember, "/app/settings/suppressions", []string{"Do not contact"},
+			[]string{"/settings/keys", "/settings/webhooks", "/settings/blacklist", "/members"}},
+		{"boss@acme.test", apikit.RoleManager, "/app/settings/keys", []string{"API keys", "Webhooks", "Do not contact", "Blacklist", "Members"}, nil},
+	} {
+		b := e.member(c.email, c.role)
+		is.True(strings.Contains(b.get("/app/leads").body, `href="/app/settings"`)) // in the menu
+		r := b.get("/app/settings")
+		is.Equal(r.code, http.StatusSeeOther)
+		is.Equal(r.header.Get("Location"), c.landing)
+		page := b.get(c.landing)
+		is.Equal(page.code, http.StatusOK)
+		tabs := tab.FindString(page.body)
+		for _, want := range c.tabs {
+			is.True(strings.Contains(tabs, ">"+want+"<")) // a tab the role opens
+		}
+		main := page.body[strings.Index(page.body, `<main`):]
+		for _, not := range c.hidden {
+			is.True(!strings.Contains(main, `href="/app`+not+`"`)) // no link to a page the role cannot open
+			is.Equal(b.get("/app"+not).code, http.StatusForbidden)
+		}
+	}
+}
