@@ -240,8 +240,9 @@ type KeyInput struct {
 // never stored and cannot be shown again.
 //
 // Returns E_NOT_FOUND for an unknown workspace, member or client,
-// E_FORBIDDEN if the member may not create keys or the role is above what
-// they may hand out, E_PAYLOAD_INVALID for a bad role or a past expiry and
+// E_FORBIDDEN if the member may not create keys, the role is above what
+// they may hand out or the key would reach a client the member does not
+// see, E_PAYLOAD_INVALID for a bad role or a past expiry and
 // E_TOO_MANY when the workspace already has 25 active keys.
 func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, error) {
 	if err := apikit.CheckText("", in); err != nil {
@@ -286,6 +287,16 @@ func (s *Service) CreateKey(ctx context.Context, in KeyInput) (*Key, string, err
 		clientIDs, names, err := s.clientIDsByName(ctx, w, in.Clients)
 		if err != nil {
 			return err
+		}
+		// A member limited to some clients holds keys within them, as
+		// they invite only within them.
+		scopes, _, err := s.store.MemberSignIn(ctx, w.ID)
+		if err != nil {
+			return err
+		}
+		if mine := scopes[m.ID]; len(mine) > 0 && (len(clientIDs) == 0 || slices.ContainsFunc(clientIDs, func(c string) bool { return !slices.Contains(mine, c) })) {
+			return apikit.Forbidden(fmt.Sprintf("Member %s sees only some clients; a key they create must be limited to clients among theirs.", m.Email),
+				"Name one or more of the member's clients (--client), or create the key as a member of the whole workspace.")
 		}
 		active, err := s.store.CountActiveKeys(ctx, w.ID, now)
 		if err != nil {

@@ -285,3 +285,25 @@ func TestChangePassword(t *testing.T) {
 		is.NoErr(err) // only beta's matches now
 	})
 }
+
+// A member limited to some clients creates keys only within them (the
+// command line's `keys create` goes through CreateKey too).
+func TestScopedMemberKeys(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: "gm@acme.test", Role: apikit.RoleManager, Clients: []string{"Globex"}})
+		is.NoErr(err)
+		_, err = b.svc.AcceptInvite(ctx, token, pw)
+		is.NoErr(err)
+		for _, clients := range [][]string{nil, {"Initech"}, {"Globex", "Initech"}} {
+			_, _, err = b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "gm@acme.test", Role: apikit.RoleMember, Clients: clients})
+			is.Equal(code(err), apikit.EForbidden) // beyond Globex
+		}
+		k, _, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "gm@acme.test", Role: apikit.RoleMember, Clients: []string{"Globex"}})
+		is.NoErr(err)
+		is.Equal(k.ClientNames, []string{"Globex"})
+	})
+}
