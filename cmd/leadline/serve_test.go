@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,14 +229,7 @@ func TestServeWaitsForImports(t *testing.T) {
 	var k struct{ Key string }
 	is.NoErr(json.Unmarshal([]byte(out), &k))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- cmdServe(ctx, []string{"--addr", "127.0.0.1:0", "--runner=false", "--db", dsn}, pw, io.Discard)
-		pw.Close()
-	}()
-	base := servingAt(t, pr)
+	base, stop := serving(t, "--runner=false", "--db", dsn)
 	const rows = 3000
 	var csv strings.Builder
 	csv.WriteString("email,name\n")
@@ -254,13 +248,7 @@ func TestServeWaitsForImports(t *testing.T) {
 	is.NoErr(json.NewDecoder(res.Body).Decode(&job))
 	res.Body.Close()
 	is.Equal(res.StatusCode, http.StatusAccepted)
-	cancel() // the shutdown, while the import runs
-	select {
-	case err := <-done:
-		is.NoErr(err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	is.NoErr(stop()) // the shutdown, while the import runs
 	noneLeft(t)
 
 	d, err := db.Open(context.Background(), dsn)
@@ -274,4 +262,38 @@ func TestServeWaitsForImports(t *testing.T) {
 	var n int
 	is.NoErr(d.NewRaw("SELECT count(*) FROM leads WHERE email_work LIKE '%@import.test'").Scan(context.Background(), &n))
 	is.Equal(n, rows)
+}
+
+// serving runs serve with args on a free loopback port until the test
+// ends, and returns its base URL and a function that shuts it down and
+// returns serve's error (called again, it returns nil).
+func serving(t *testing.T, args ...string) (string, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- cmdServe(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		pw.Close()
+	}()
+	base := servingAt(t, pr)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	var once sync.Once
+	stop := func() (err error) {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				err = errors.New("serve did not stop")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return base, stop
 }

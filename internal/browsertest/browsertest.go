@@ -306,10 +306,22 @@ func (p *Page) Context() context.Context { return p.ctx }
 // LEADLINE_SCREENSHOTS=1, and does nothing otherwise.
 func (p *Page) Screenshot(name string) {
 	p.t.Helper()
+	p.screenshot(name, chromedp.FullScreenshot(100))
+}
+
+// ScreenshotTop is Screenshot of what the window shows, for a long page
+// whose top is what the picture is about.
+func (p *Page) ScreenshotTop(name string) {
+	p.t.Helper()
+	p.screenshot(name, chromedp.CaptureScreenshot())
+}
+
+func (p *Page) screenshot(name string, take chromedp.Action[[]byte]) {
+	p.t.Helper()
 	if os.Getenv(EnvScreenshots) != "1" {
 		return
 	}
-	png := Get(p, chromedp.FullScreenshot(100))
+	png := Get(p, take)
 	dir, err := docsDir()
 	if err != nil {
 		p.t.Fatal(err)
