@@ -40,7 +40,7 @@ func (c *Console) changePassword(rq *Request) error {
 			Data: accountData{Min: workspace.MinPasswordLength}})
 	}
 	addr := clientAddress(r)
-	if err := c.limiter.check(addr, rq.P.MemberEmail); err != nil {
+	if err := c.limiter.check(rq.Ctx, addr, rq.P.MemberEmail); err != nil {
 		return again(err)
 	}
 	password := r.PostFormValue("password")
@@ -50,11 +50,15 @@ func (c *Console) changePassword(rq *Request) error {
 	token, err := c.pl.Workspaces.ChangePassword(rq.Ctx, rq.P, r.PostFormValue("current"), password)
 	if err != nil {
 		if workspace.IsCurrentPasswordWrong(err) {
-			c.limiter.failed(addr, rq.P.MemberEmail)
+			if err := c.limiter.failed(rq.Ctx, addr, rq.P.MemberEmail); err != nil {
+				return err
+			}
 		}
 		return again(err)
 	}
-	c.limiter.succeeded(rq.P.MemberEmail)
+	if err := c.limiter.succeeded(rq.Ctx, rq.P.MemberEmail); err != nil {
+		return err
+	}
 	c.setCookie(rq, sessionCookie, token)
 	rq.token = token
 	rq.Flash("Your password is changed. Every other session of yours is signed out.")

@@ -63,17 +63,21 @@ func (c *Console) signIn(rq *Request) error {
 		return rq.Render(StatusOf(ae.Code), "signin", page{Title: "Sign in", Data: d, Error: ae})
 	}
 	addr := clientAddress(r)
-	if err := c.limiter.check(addr, in.Email); err != nil {
+	if err := c.limiter.check(r.Context(), addr, in.Email); err != nil {
 		return fail(err)
 	}
 	token, err := c.pl.Workspaces.SignIn(r.Context(), in)
 	if err != nil {
 		if apikit.ErrorCode(err) == apikit.EUnauthorized {
-			c.limiter.failed(addr, in.Email)
+			if err := c.limiter.failed(r.Context(), addr, in.Email); err != nil {
+				return err
+			}
 		}
 		return fail(err)
 	}
-	c.limiter.succeeded(in.Email)
+	if err := c.limiter.succeeded(r.Context(), in.Email); err != nil {
+		return err
+	}
 	return c.startSession(rq, token, d.Next)
 }
 

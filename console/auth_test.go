@@ -14,6 +14,9 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/internal/secret"
+	"github.com/leadline/leadline/platform"
+	"github.com/leadline/leadline/workspace"
 )
 
 // signInForm posts the sign-in form as a person would: the page first,
@@ -259,5 +262,44 @@ func TestMembersPage(t *testing.T) {
 		// The sdr's POST is refused by its role.
 		r = sdr.post("/app/leads", "/app/members/invite", url.Values{"email": {"x@acme.test"}, "role": {"member"}})
 		is.Equal(r.code, http.StatusForbidden)
+	})
+}
+
+// TestSignInLimitsAcrossReplicas: two processes serving the console on
+// one database count failed sign-ins together, on both engines.
+func TestSignInLimitsAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEnv(t, d)
+		e.member("sdr@acme.test", apikit.RoleMember)
+		other := platform.New(platform.Config{DB: d, Clock: e.clock, Logger: e.pl.Logger, SecretKey: secret.TestKey()})
+		other.Workspaces.SetPasswordParams(workspace.PasswordParams{Time: 1, Memory: 256, Threads: 1})
+		second := httptest.NewServer(newConsole(other, Options{}))
+		defer second.Close()
+		a, b := e.browser(), e.browser()
+		viaSecond := func(br *browser) *browser { // the same browser, sent to the second process
+			c := *br
+			c.e = &env{t: t, pl: other, clock: e.clock, srv: second, c: nil}
+			return &c
+		}
+		for i := range DefaultSignInLimits.PerAccount {
+			br := a
+			if i%2 == 1 {
+				br = viaSecond(b)
+			}
+			is.Equal(br.signIn("sdr@acme.test", "wrong password").code, http.StatusUnauthorized)
+		}
+		is.Equal(a.signIn("sdr@acme.test", testPassword).code, http.StatusTooManyRequests)
+		is.Equal(viaSecond(b).signIn("sdr@acme.test", testPassword).code, http.StatusTooManyRequests)
+		e.clock.Advance(DefaultSignInLimits.Window)
+		is.Equal(viaSecond(b).signIn("sdr@acme.test", testPassword).code, http.StatusSeeOther)
+		// A success clears the account's count for both.
+		for range DefaultSignInLimits.PerAccount - 1 {
+			is.Equal(a.signIn("sdr@acme.test", "wrong password").code, http.StatusUnauthorized)
+		}
+		is.Equal(viaSecond(b).signIn("sdr@acme.test", testPassword).code, http.StatusSeeOther)
+		is.Equal(a.signIn("sdr@acme.test", "wrong password").code, http.StatusUnauthorized)
+		is.Equal(a.signIn("sdr@acme.test", testPassword).code, http.StatusSeeOther)
 	})
 }

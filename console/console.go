@@ -80,7 +80,7 @@ func newConsole(pl *platform.Platform, opts Options) *Console {
 		opts.SignInLimits = DefaultSignInLimits
 	}
 	c := &Console{pl: pl, opts: opts, prefix: opts.Prefix, mux: http.NewServeMux(), log: opts.Logger,
-		limiter: newSignInLimiter(pl.Clock, opts.SignInLimits)}
+		limiter: newSignInLimiter(pl.Clock, opts.SignInLimits, pl.Workspaces)}
 	if u, err := url.Parse(opts.PublicURL); err == nil {
 		c.publicHost = u.Host
 	}

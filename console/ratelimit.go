@@ -1,20 +1,21 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/workspace"
 )
 
 // SignInLimits bound failed sign-ins, per address and per account (the
 // email typed), in a window: past them, sign-in is refused until the
 // window ends, whatever the password, and whether the email is known or
-// not. The counts live in the process's memory: each replica counts its
-// own.
+// not. The counts live in the database (workspace.Service's
+// FailedSignIns), so every replica serving the console counts together.
 type SignInLimits struct {
 	PerAddress int
 	PerAccount int
@@ -25,24 +26,16 @@ type SignInLimits struct {
 // minutes.
 var DefaultSignInLimits = SignInLimits{PerAddress: 50, PerAccount: 10, Window: 15 * time.Minute}
 
+// signInLimiter applies the limits to the counts the workspace service
+// keeps.
 type signInLimiter struct {
 	clock  apikit.Clock
 	limits SignInLimits
-	mu     sync.Mutex
-	counts map[string]*failures
+	ws     *workspace.Service
 }
 
-type failures struct {
-	start time.Time
-	n     int
-}
-
-// maxTracked bounds the memory of failures; past it, ended windows are
-// dropped, and if none has ended the memory starts over.
-const maxTracked = 100_000
-
-func newSignInLimiter(clock apikit.Clock, l SignInLimits) *signInLimiter {
-	return &signInLimiter{clock: clock, limits: l, counts: map[string]*failures{}}
+func newSignInLimiter(clock apikit.Clock, l SignInLimits, ws *workspace.Service) *signInLimiter {
+	return &signInLimiter{clock: clock, limits: l, ws: ws}
 }
 
 func accountKey(email string) string { return "account " + strings.ToLower(strings.TrimSpace(email)) }
@@ -50,19 +43,21 @@ func addressKey(addr string) string  { return "address " + addr }
 
 // check refuses a sign-in from addr for email when either has failed too
 // often in its window.
-func (l *signInLimiter) check(addr, email string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.clock.Now()
-	for _, k := range []struct {
+func (l *signInLimiter) check(ctx context.Context, addr, email string) error {
+	keys := []struct {
 		key   string
 		limit int
-	}{{addressKey(addr), l.limits.PerAddress}, {accountKey(email), l.limits.PerAccount}} {
-		f := l.counts[k.key]
-		if f == nil || now.Sub(f.start) >= l.limits.Window || f.n < k.limit {
+	}{{addressKey(addr), l.limits.PerAddress}, {accountKey(email), l.limits.PerAccount}}
+	counts, err := l.ws.FailedSignIns(ctx, []string{keys[0].key, keys[1].key}, l.limits.Window)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		f, ok := counts[k.key]
+		if !ok || f.Failures < k.limit {
 			continue
 		}
-		wait := int(math.Ceil(f.start.Add(l.limits.Window).Sub(now).Minutes()))
+		wait := max(1, int(math.Ceil(f.WindowStart.Add(l.limits.Window).Sub(l.clock.Now()).Minutes())))
 		return &apikit.Error{Code: apikit.ERateLimited, Message: "Too many failed sign-ins from here or for this account.",
 			Remedy: fmt.Sprintf("Wait %d minute%s and try again; if you forgot the password, ask a manager for a new invite link.", wait, map[bool]string{true: "", false: "s"}[wait == 1])}
 	}
@@ -70,33 +65,11 @@ func (l *signInLimiter) check(addr, email string) error {
 }
 
 // failed counts a failed sign-in from addr for email.
-func (l *signInLimiter) failed(addr, email string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.clock.Now()
-	if len(l.counts) >= maxTracked {
-		for k, f := range l.counts {
-			if now.Sub(f.start) >= l.limits.Window {
-				delete(l.counts, k)
-			}
-		}
-		if len(l.counts) >= maxTracked {
-			l.counts = map[string]*failures{}
-		}
-	}
-	for _, k := range []string{addressKey(addr), accountKey(email)} {
-		f := l.counts[k]
-		if f == nil || now.Sub(f.start) >= l.limits.Window {
-			f = &failures{start: now}
-			l.counts[k] = f
-		}
-		f.n++
-	}
+func (l *signInLimiter) failed(ctx context.Context, addr, email string) error {
+	return l.ws.CountFailedSignIn(ctx, []string{addressKey(addr), accountKey(email)}, l.limits.Window)
 }
 
 // succeeded clears the account's failures.
-func (l *signInLimiter) succeeded(email string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.counts, accountKey(email))
+func (l *signInLimiter) succeeded(ctx context.Context, email string) error {
+	return l.ws.ForgetFailedSignIns(ctx, accountKey(email))
 }

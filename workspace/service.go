@@ -22,6 +22,12 @@ type Service struct {
 	auth   authCache
 	// passwords are argon2id's costs for new passwords (signin.go).
 	passwords PasswordParams
+	// failuresSwept is when this process last deleted the failed sign-in
+	// counts whose window ended (signin.go).
+	failuresSwept struct {
+		sync.Mutex
+		at time.Time
+	}
 }
 
 // NewService returns a Service on d.

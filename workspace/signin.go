@@ -642,3 +642,62 @@ func (s *Service) PendingInvites(ctx context.Context, p apikit.Principal) ([]Inv
 	}
 	return out, nil
 }
+
+// SignInFailure is the failed sign-ins counted under one key since its
+// window started. The console counts under "account <email>" (the email
+// typed, whether a member has it or not) and "address <ip>", and keeps the
+// limits; the counts live in the database, so that every process serving
+// the console counts together.
+type SignInFailure struct {
+	bun.BaseModel `bun:"table:sign_in_failures"`
+
+	Key         string    `bun:"key,pk"`
+	WindowStart time.Time `bun:"window_start"`
+	Failures    int       `bun:"failures"`
+}
+
+// FailedSignIns returns the count of each of keys whose window is still
+// open (it started less than window ago), by key; a key without one is
+// absent.
+func (s *Service) FailedSignIns(ctx context.Context, keys []string, window time.Duration) (map[string]SignInFailure, error) {
+	fs, err := s.store.SignInFailures(ctx, keys, s.clock.Now().Add(-window))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]SignInFailure, len(fs))
+	for _, f := range fs {
+		out[f.Key] = f
+	}
+	return out, nil
+}
+
+// CountFailedSignIn adds a failed sign-in to each of keys: to its open
+// window, or to a new one starting now. At most once a window, this
+// process also deletes the counts whose window ended, so that the table
+// holds only the last window's keys.
+func (s *Service) CountFailedSignIn(ctx context.Context, keys []string, window time.Duration) error {
+	now := s.clock.Now()
+	var ended time.Time
+	s.failuresSwept.Lock()
+	if now.Sub(s.failuresSwept.at) >= window {
+		s.failuresSwept.at, ended = now, now.Add(-window)
+	}
+	s.failuresSwept.Unlock()
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		for _, k := range keys {
+			if err := s.store.CountSignInFailure(ctx, k, now.Add(-window), now); err != nil {
+				return err
+			}
+		}
+		if ended.IsZero() {
+			return nil
+		}
+		return s.store.DeleteSignInFailures(ctx, nil, ended)
+	})
+}
+
+// ForgetFailedSignIns deletes the counts of keys (a sign-in that succeeds
+// clears its account's).
+func (s *Service) ForgetFailedSignIns(ctx context.Context, keys ...string) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error { return s.store.DeleteSignInFailures(ctx, keys, time.Time{}) })
+}

@@ -307,3 +307,38 @@ func TestScopedMemberKeys(t *testing.T) {
 		is.Equal(k.ClientNames, []string{"Globex"})
 	})
 }
+
+// Failed sign-ins are counted in the database per key and window; once a
+// window, counting also deletes the counts whose window ended, so the
+// table holds only recent keys.
+func TestFailedSignIns(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		const window = 15 * time.Minute
+		rows := func() (n int) {
+			is.NoErr(d.NewRaw("SELECT count(*) FROM sign_in_failures").Scan(ctx, &n))
+			return n
+		}
+		for range 3 {
+			is.NoErr(b.svc.CountFailedSignIn(ctx, []string{"account a@acme.test", "address 192.0.2.1"}, window))
+		}
+		got, err := b.svc.FailedSignIns(ctx, []string{"account a@acme.test", "address 192.0.2.1", "account b@acme.test"}, window)
+		is.NoErr(err)
+		is.Equal(got["account a@acme.test"].Failures, 3)
+		is.Equal(got["address 192.0.2.1"].Failures, 3)
+		_, seen := got["account b@acme.test"]
+		is.True(!seen)
+		is.NoErr(b.svc.ForgetFailedSignIns(ctx, "account a@acme.test"))
+		is.Equal(rows(), 1)
+
+		b.clock.Advance(window)
+		got, err = b.svc.FailedSignIns(ctx, []string{"address 192.0.2.1"}, window)
+		is.NoErr(err)
+		is.Equal(len(got), 0) // the window ended
+		is.NoErr(b.svc.CountFailedSignIn(ctx, []string{"account c@acme.test"}, window))
+		is.Equal(rows(), 1) // the ended one was swept: c's alone is left
+	})
+}

@@ -121,6 +121,16 @@ type Store interface {
 	// (members of the whole workspace are left out) and whether they have
 	// a password.
 	MemberSignIn(ctx context.Context, workspaceID string) (map[string][]string, map[string]bool, error)
+	// SignInFailures returns the failure counts of keys whose window
+	// started after since.
+	SignInFailures(ctx context.Context, keys []string, since time.Time) ([]SignInFailure, error)
+	// CountSignInFailure adds a failure to key's count: to its window when
+	// that started after since, else to a new window starting at now.
+	CountSignInFailure(ctx context.Context, key string, since, now time.Time) error
+	// DeleteSignInFailures deletes the counts of keys, and every count
+	// whose window started at or before endedBefore (none for the zero
+	// time).
+	DeleteSignInFailures(ctx context.Context, keys []string, endedBefore time.Time) error
 }
 
 var _ Store = (*BunStore)(nil)
@@ -585,4 +595,35 @@ func (s *BunStore) MemberSignIn(ctx context.Context, workspaceID string) (map[st
 		has[id] = true
 	}
 	return byMember, has, nil
+}
+
+func (s *BunStore) SignInFailures(ctx context.Context, keys []string, since time.Time) ([]SignInFailure, error) {
+	out := []SignInFailure{}
+	err := s.idb(ctx).NewSelect().Model(&out).Where("key IN (?) AND window_start > ?", bun.In(keys), since).Order("key").Scan(ctx)
+	return out, err
+}
+
+func (s *BunStore) CountSignInFailure(ctx context.Context, key string, since, now time.Time) error {
+	_, err := s.idb(ctx).NewRaw(`INSERT INTO sign_in_failures (key, window_start, failures) VALUES (?, ?, 1)
+		ON CONFLICT (key) DO UPDATE SET
+			failures = CASE WHEN sign_in_failures.window_start > ? THEN sign_in_failures.failures + 1 ELSE 1 END,
+			window_start = CASE WHEN sign_in_failures.window_start > ? THEN sign_in_failures.window_start ELSE excluded.window_start END`,
+		key, now, since, since).Exec(ctx)
+	return err
+}
+
+func (s *BunStore) DeleteSignInFailures(ctx context.Context, keys []string, endedBefore time.Time) error {
+	q := s.idb(ctx).NewDelete().Model((*SignInFailure)(nil))
+	switch {
+	case len(keys) > 0 && !endedBefore.IsZero():
+		q = q.Where("key IN (?) OR window_start <= ?", bun.In(keys), endedBefore)
+	case len(keys) > 0:
+		q = q.Where("key IN (?)", bun.In(keys))
+	case !endedBefore.IsZero():
+		q = q.Where("window_start <= ?", endedBefore)
+	default:
+		return nil
+	}
+	_, err := q.Exec(ctx)
+	return err
 }

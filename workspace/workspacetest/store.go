@@ -29,6 +29,7 @@ func TestStore(t *testing.T, open Open) {
 	t.Run("Revocation", func(t *testing.T) { revocation(t, open) })
 	t.Run("Invites", func(t *testing.T) { invites(t, open) })
 	t.Run("PasswordsAndSessions", func(t *testing.T) { passwordsAndSessions(t, open) })
+	t.Run("SignInFailures", func(t *testing.T) { signInFailures(t, open) })
 }
 
 var at = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
@@ -477,4 +478,51 @@ func passwordsAndSessions(t *testing.T, open Open) {
 	is.NoErr(st.DeleteSessions(ctx, max.ID, time.Time{})) // all
 	_, err = st.SessionCredential(ctx, "s1")
 	is.True(db.IsNoRows(err))
+}
+
+// signInFailures: a failure starts a window or adds to the open one; a
+// read sees the windows started after its time; deleting takes keys, and
+// the windows that ended.
+func signInFailures(t *testing.T, open Open) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := open(t)
+	const window = 15 * time.Minute
+	count := func(key string, now time.Time) {
+		t.Helper()
+		is.NoErr(st.CountSignInFailure(ctx, key, now.Add(-window), now))
+	}
+	read := func(now time.Time, keys ...string) map[string]workspace.SignInFailure {
+		t.Helper()
+		fs, err := st.SignInFailures(ctx, keys, now.Add(-window))
+		is.NoErr(err)
+		out := map[string]workspace.SignInFailure{}
+		for _, f := range fs {
+			out[f.Key] = f
+		}
+		return out
+	}
+	a, b := "account ann@acme.test", "address 192.0.2.1"
+	count(a, at)
+	count(a, at.Add(time.Minute))
+	count(b, at.Add(time.Minute))
+	got := read(at.Add(2*time.Minute), a, b, "account nobody")
+	is.Equal(len(got), 2)
+	is.Equal(got[a].Failures, 2)
+	is.True(got[a].WindowStart.Equal(at)) // the window's start stays
+	is.Equal(got[b].Failures, 1)
+	// After the window, a read sees none, and a failure starts a new one.
+	later := at.Add(window + 2*time.Minute)
+	is.Equal(len(read(later, a, b)), 0)
+	count(a, later)
+	got = read(later, a, b)
+	is.Equal(got[a].Failures, 1)
+	is.True(got[a].WindowStart.Equal(later))
+	// Deleting: a's by key; b's because its window ended (it started at
+	// at+1m, before the time given).
+	is.NoErr(st.DeleteSignInFailures(ctx, []string{a}, at.Add(2*time.Minute)))
+	is.Equal(len(read(at, a, b)), 0) // nothing left, however far back
+	count(b, later)
+	is.NoErr(st.DeleteSignInFailures(ctx, nil, time.Time{})) // nothing to delete by
+	is.Equal(read(later, b)[b].Failures, 1)
 }
