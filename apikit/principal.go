@@ -63,7 +63,8 @@ type Principal struct {
 	// Role is the effective role: the lower of the key's role and its
 	// creator's current role.
 	Role Role
-	// ClientIDs is the client scope; empty means the whole workspace.
+	// ClientIDs is the client scope; empty means the whole workspace. A
+	// key's is its own clients that its creator still sees.
 	ClientIDs []string
 }
 

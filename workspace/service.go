@@ -436,7 +436,7 @@ func (s *Service) authenticate(ctx context.Context, secret string) (apikit.Princ
 	} else if err != nil {
 		return p, nil, err
 	}
-	k, m, w, clients := &c.Key, &c.Member, &c.Workspace, c.ClientIDs
+	k, m, w := &c.Key, &c.Member, &c.Workspace
 	now := s.clock.Now()
 	if k.RevokedAt != nil {
 		return p, nil, apikit.Unauthorized("The API key was revoked.")
@@ -446,6 +446,10 @@ func (s *Service) authenticate(ctx context.Context, secret string) (apikit.Princ
 	}
 	if !m.Active {
 		return p, nil, apikit.Unauthorized("The member who created this API key has left the workspace.")
+	}
+	clients, ok := keyScope(c.ClientIDs, c.MemberClientIDs)
+	if !ok {
+		return p, nil, apikit.Unauthorized("The API key's clients are no longer among the clients of the member who created it.")
 	}
 	if w.Suspended {
 		return p, nil, apikit.PlanSuspended()
@@ -461,6 +465,25 @@ func (s *Service) authenticate(ctx context.Context, secret string) (apikit.Princ
 		KeyID: k.ID, MemberID: m.ID, MemberEmail: m.Email,
 		Role: apikit.MinRole(apikit.Role(k.Role), m.Role), ClientIDs: clients,
 	}, c, nil
+}
+
+// keyScope is the clients a key acts for, as its role is the lower of its
+// own and its creator's: the key's clients that its creator still sees
+// (none on either side: the whole workspace on that side). ok is false
+// when none is left: the key's clients are all outside the creator's.
+func keyScope(key, member []string) (clients []string, ok bool) {
+	switch {
+	case len(member) == 0:
+		return key, true
+	case len(key) == 0:
+		return member, true
+	}
+	for _, c := range key {
+		if slices.Contains(member, c) {
+			clients = append(clients, c)
+		}
+	}
+	return clients, len(clients) > 0
 }
 
 // AuthenticateRead is Authenticate for a read, which on Postgres may answer

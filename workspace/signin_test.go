@@ -342,3 +342,74 @@ func TestFailedSignIns(t *testing.T) {
 		is.Equal(rows(), 1) // the ended one was swept: c's alone is left
 	})
 }
+
+// A key acts for its own clients that its creator still sees, as its
+// role is the lower of its own and its creator's: narrowing a member's
+// clients narrows their keys from the next request on (on Postgres the
+// change raises the authentication version, so a remembered principal is
+// read again), and a key left with none of them is refused.
+func TestKeyScopeFollowsTheMember(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		invite := func(clients ...string) {
+			t.Helper()
+			_, token, err := b.svc.Invite(ctx, workspace.InviteInput{Workspace: "acme", Email: "gm@acme.test", Role: apikit.RoleManager, Clients: clients})
+			is.NoErr(err)
+			_, err = b.svc.AcceptInvite(ctx, token, pw)
+			is.NoErr(err)
+		}
+		invite("Globex", "Initech")
+		key := func(clients ...string) string {
+			t.Helper()
+			_, secret, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "gm@acme.test", Role: apikit.RoleMember, Clients: clients})
+			is.NoErr(err)
+			return secret
+		}
+		both, initech := key("Globex", "Initech"), key("Initech")
+		_, owners, err := b.svc.CreateKey(ctx, workspace.KeyInput{Workspace: "acme", MemberEmail: "owner@acme.test", Role: apikit.RoleManager})
+		is.NoErr(err)
+		cat, err := b.svc.Catalog(ctx, apikit.Principal{WorkspaceID: mustWorkspace(t, b, "acme"), Role: apikit.RoleOwner})
+		is.NoErr(err)
+		id := map[string]string{}
+		for _, c := range cat.Clients {
+			id[c.Name] = c.ID
+		}
+		scope := func(secret string) []string {
+			t.Helper()
+			p, err := b.svc.Authenticate(ctx, secret)
+			is.NoErr(err)
+			return p.ClientIDs
+		}
+		is.Equal(len(scope(both)), 2)
+		is.Equal(scope(initech), []string{id["Initech"]})
+		is.Equal(len(scope(owners)), 0) // the whole workspace
+
+		version := func() (v int64) {
+			if d.Engine == db.Postgres {
+				is.NoErr(d.NewRaw("SELECT version FROM auth_versions WHERE workspace_id = ?", mustWorkspace(t, b, "acme")).Scan(ctx, &v))
+			}
+			return v
+		}
+		before := version()
+		invite("Globex") // gm now sees Globex alone
+		if d.Engine == db.Postgres {
+			is.True(version() > before) // a remembered principal is read again
+		}
+		is.Equal(scope(both), []string{id["Globex"]})
+		_, err = b.svc.Authenticate(ctx, initech)
+		is.Equal(code(err), apikit.EUnauthorized)
+		is.Equal(len(scope(owners)), 0)
+	})
+}
+
+func mustWorkspace(t *testing.T, b bundle, name string) string {
+	t.Helper()
+	w, err := b.svc.ByName(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.ID
+}

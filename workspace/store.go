@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -339,13 +340,16 @@ func (s *BunStore) TouchKey(ctx context.Context, id string, at time.Time) error 
 }
 
 // Credential is everything authentication needs about a key, read in one
-// query: the key, its creator as they are now, the workspace and the
-// key's clients.
+// query: the key, its creator as they are now (with their clients), the
+// workspace and the key's clients.
 type Credential struct {
 	Key       Key
 	Member    Member
 	Workspace Workspace
 	ClientIDs []string
+	// MemberClientIDs are the creator's clients now (none: the whole
+	// workspace), sorted.
+	MemberClientIDs []string
 	// AuthVersion is the workspace's authentication version when the
 	// credential was read (see Service.AuthenticateRead).
 	AuthVersion int64
@@ -368,7 +372,9 @@ type credentialRow struct {
 	Plan         string     `bun:"plan"`
 	Suspended    bool       `bun:"suspended"`
 	ClientID     *string    `bun:"client_id"`
-	AuthVersion  int64      `bun:"auth_version"`
+	// MemberClientID is one of the member's clients.
+	MemberClientID *string `bun:"member_client_id"`
+	AuthVersion    int64   `bun:"auth_version"`
 }
 
 // Credential returns the key with hash and what it acts as, or
@@ -378,14 +384,15 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 	var rows []credentialRow
 	err := s.db.SelectPrepared(ctx, &rows, `SELECT k.id AS key_id, k.name AS key_name, k.role AS key_role, k.expires_at, k.revoked_at, k.last_used_at,
 			m.id AS member_id, m.email AS member_email, m.role AS member_role, m.active AS member_active,
-			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id,
+			w.id AS workspace_id, w.name AS workspace_name, w.timezone, w.plan, w.suspended, kc.client_id, mc.client_id AS member_client_id,
 			`+AuthVersion("w.id")+` AS auth_version
 		FROM api_keys AS k
 		JOIN members AS m ON m.id = k.member_id
 		JOIN workspaces AS w ON w.id = k.workspace_id
 		LEFT JOIN api_key_clients AS kc ON kc.key_id = k.id
+		LEFT JOIN member_clients AS mc ON mc.member_id = m.id
 		WHERE k.hash = ?
-		ORDER BY kc.client_id`, hash)
+		ORDER BY kc.client_id, mc.client_id`, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -400,11 +407,16 @@ func (s *BunStore) Credential(ctx context.Context, hash string) (*Credential, er
 		Workspace:   Workspace{ID: r.WorkspaceID, Name: r.Name, Timezone: r.Timezone, Plan: r.Plan, Suspended: r.Suspended},
 		AuthVersion: r.AuthVersion,
 	}
+	// One row per pair of the key's and the member's clients.
 	for _, row := range rows {
-		if row.ClientID != nil {
+		if row.ClientID != nil && !slices.Contains(c.ClientIDs, *row.ClientID) {
 			c.ClientIDs = append(c.ClientIDs, *row.ClientID)
 		}
+		if row.MemberClientID != nil && !slices.Contains(c.MemberClientIDs, *row.MemberClientID) {
+			c.MemberClientIDs = append(c.MemberClientIDs, *row.MemberClientID)
+		}
 	}
+	slices.Sort(c.MemberClientIDs)
 	return c, nil
 }
 

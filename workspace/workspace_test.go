@@ -136,7 +136,7 @@ func TestAuthenticationUsesIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		for _, table := range []string{"api_keys", "members", "workspaces", "api_key_clients"} {
+		for _, table := range []string{"api_keys", "members", "workspaces", "api_key_clients", "member_clients"} {
 			dbtest.AssertNoScan(t, d, table, "", queries)
 		}
 	})
