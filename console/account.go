@@ -32,12 +32,7 @@ func (c *Console) accountPage(rq *Request) error {
 func (c *Console) changePassword(rq *Request) error {
 	r := rq.R
 	again := func(err error) error {
-		ae := apikit.AsError(err)
-		if ae.Code == apikit.EInternal {
-			return err
-		}
-		return rq.Render(StatusOf(ae.Code), "account", page{Title: "Your account", Nav: "account", Error: ae,
-			Data: accountData{Min: workspace.MinPasswordLength}})
+		return rq.Refuse(err, "account", page{Title: "Your account", Nav: "account", Data: accountData{Min: workspace.MinPasswordLength}})
 	}
 	addr := clientAddress(r)
 	if err := c.limiter.check(rq.Ctx, addr, rq.P.MemberEmail); err != nil {

@@ -55,12 +55,8 @@ func (c *Console) signIn(rq *Request) error {
 		Workspace: strings.TrimSpace(r.PostFormValue("workspace"))}
 	d := signInData{Email: in.Email, Workspace: in.Workspace, Next: c.safeNext(r.PostFormValue("next")), AskWorkspace: in.Workspace != ""}
 	fail := func(err error) error {
-		ae := apikit.AsError(err)
-		if ae.Code == apikit.EInternal {
-			return err
-		}
-		d.AskWorkspace = d.AskWorkspace || ae.Code == apikit.EConflict
-		return rq.Render(StatusOf(ae.Code), "signin", page{Title: "Sign in", Data: d, Error: ae})
+		d.AskWorkspace = d.AskWorkspace || apikit.ErrorCode(err) == apikit.EConflict
+		return rq.Refuse(err, "signin", page{Title: "Sign in", Data: d})
 	}
 	addr := clientAddress(r)
 	if err := c.limiter.check(r.Context(), addr, in.Email); err != nil {
@@ -129,12 +125,8 @@ func (c *Console) acceptInvite(rq *Request) error {
 		return err
 	}
 	again := func(err error) error {
-		ae := apikit.AsError(err)
-		if ae.Code == apikit.EInternal || ae.Code == apikit.ENotFound {
-			return err
-		}
-		return rq.Render(StatusOf(ae.Code), "invite", page{Title: "Set your password", Error: ae,
-			Data: inviteData{Invite: inv, Min: workspace.MinPasswordLength}})
+		return rq.Refuse(err, "invite", page{Title: "Set your password", Data: inviteData{Invite: inv, Min: workspace.MinPasswordLength}},
+			apikit.ENotFound)
 	}
 	password := rq.R.PostFormValue("password")
 	if password != rq.R.PostFormValue("confirm") {

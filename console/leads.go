@@ -238,11 +238,7 @@ func (c *Console) startImport(rq *Request) error {
 		d.TagIDs = f.Value["tag_id"]
 	}
 	again := func(err error) error {
-		ae := apikit.AsError(err)
-		if ae.Code == apikit.EInternal {
-			return err
-		}
-		return rq.Render(StatusOf(ae.Code), "leads_import", page{Title: "Import leads", Nav: "leads", Data: d, Error: ae})
+		return rq.Refuse(err, "leads_import", page{Title: "Import leads", Nav: "leads", Data: d})
 	}
 	if f == nil || len(f.File["file"]) == 0 {
 		return again(apikit.Invalid("No file was chosen.", "Choose a CSV file with the column names on its first line."))

@@ -72,11 +72,7 @@ func (c *Console) inviteMember(rq *Request) error {
 	inv, token, err := c.pl.Workspaces.Invite(rq.Ctx, workspace.InviteInput{Email: d.Form.Email, Role: apikit.Role(d.Form.Role),
 		Clients: d.Form.Clients, By: &rq.P})
 	if err != nil {
-		ae := apikit.AsError(err)
-		if ae.Code == apikit.EInternal {
-			return err
-		}
-		return rq.Render(StatusOf(ae.Code), "members", page{Title: "Members", Nav: "members", Data: d, Error: ae})
+		return rq.Refuse(err, "members", page{Title: "Members", Nav: "members", Data: d})
 	}
 	d.Invited, d.Link = inv, c.inviteLink(rq, token)
 	d.Pending = append([]workspace.Invite{*inv}, d.Pending...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/leadline/leadline/apikit"
@@ -164,6 +165,19 @@ func (rq *Request) Redirect(p string) {
 		return
 	}
 	http.Redirect(rq.W, rq.R, rq.Path(p), http.StatusSeeOther)
+}
+
+// Refuse shows the form page name again (pg), with err's message and
+// remedy and the status the API gives its code. An internal error, or one
+// whose code is among pass (a page that is not there, say), is returned
+// instead, for Fail to show on its own.
+func (rq *Request) Refuse(err error, name string, pg page, pass ...string) error {
+	ae := apikit.AsError(err)
+	if ae.Code == apikit.EInternal || slices.Contains(pass, ae.Code) {
+		return err
+	}
+	pg.Error = ae
+	return rq.Render(StatusOf(ae.Code), name, pg)
 }
 
 // Fail shows err: an *apikit.Error with its message and remedy and the
