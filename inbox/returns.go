@@ -500,12 +500,9 @@ func mentions(text string, day time.Time) []mention {
 	onDay := func(d int, wd int) time.Time {
 		first := time.Time{}
 		for k := range 12 {
-			t := date(day.Year(), int(day.Month())+k, d)
-			if t.IsZero() || !t.After(day) {
-				t = time.Date(day.Year(), day.Month()+time.Month(k), d, 0, 0, 0, 0, loc)
-				if t.Day() != d || !t.After(day) {
-					continue
-				}
+			t := time.Date(day.Year(), day.Month()+time.Month(k), d, 0, 0, 0, 0, loc)
+			if t.Day() != d || !t.After(day) {
+				continue // no such day that month ("the 31st"), or not ahead
 			}
 			if wd < 0 || int(t.Weekday()) == wd {
 				return t
