@@ -161,7 +161,7 @@ func TestAutoReplyAndReturnDate(t *testing.T) {
 		{subject: "Auto: hello", body: "x", auto: true},
 		{subject: "Re: Automatic reply policy", body: "Let's talk!", auto: false},
 		{body: "I am out of the office until next Monday with limited access to email.", auto: true, returns: day(2026, 11, 30)},
-		{body: "Ich bin bis einschließlich 4. Dezember nicht im Büro.", auto: true, returns: day(2026, 12, 4)},
+		{body: "Ich bin bis einschließlich 4. Dezember nicht im Büro.", auto: true, returns: day(2026, 12, 7)},
 		{body: "Je suis absente du bureau jusqu'au 15/12/2026.", auto: true, returns: day(2026, 12, 15)},
 		{body: "Estoy fuera de la oficina hasta el 7 de diciembre.", auto: true, returns: day(2026, 12, 7)},
 		{body: "I'm out of office and will be back on 12/08.", auto: true, returns: day(2026, 12, 8)},
