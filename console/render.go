@@ -79,6 +79,9 @@ type page struct {
 	Data  any
 	// Error is shown in the page's error box, message and remedy.
 	Error *apikit.Error
+	// Refused is the refusal of the request's input (input.go), shown
+	// above the page by the layout.
+	Refused *apikit.Error
 
 	P        apikit.Principal
 	SignedIn bool
@@ -134,7 +137,7 @@ func (rq *Request) RenderBlock(status int, name, block string, pg page) error {
 }
 
 func (rq *Request) fill(pg page) page {
-	pg.P, pg.SignedIn, pg.CSRF, pg.Flash, pg.prefix = rq.P, rq.P.MemberID != "", rq.csrf, rq.flash, rq.c.prefix
+	pg.P, pg.SignedIn, pg.CSRF, pg.Flash, pg.prefix, pg.Refused = rq.P, rq.P.MemberID != "", rq.csrf, rq.flash, rq.c.prefix, rq.refused
 	if pg.SignedIn {
 		pg.Menu = menu(rq.P, pg.Nav)
 		if loc, err := apikit.LoadTimezone(rq.P.Timezone); err == nil {
@@ -145,6 +148,10 @@ func (rq *Request) fill(pg page) page {
 }
 
 func (rq *Request) render(status int, name string, pg page) {
+	if rq.refused != nil && status < http.StatusMultipleChoices {
+		status = StatusOf(rq.refused.Code)
+	}
+	rq.rendering = true
 	rq.renderBlock(status, name, "layout", rq.fill(pg))
 }
 

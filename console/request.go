@@ -31,6 +31,11 @@ type Request struct {
 	token string
 	csrf  string
 	flash string
+	// refused is the refusal of a query parameter the page is shown
+	// without, or of the form whose page this is (input.go); rendering
+	// is set while a page is written.
+	refused   *apikit.Error
+	rendering bool
 }
 
 // handler is a page: it writes an answer through rq (Render, Redirect)
@@ -87,6 +92,9 @@ func (c *Console) serve(rq *Request, role apikit.Role, h handler) error {
 		if err := c.checkWrite(rq); err != nil {
 			return err
 		}
+	}
+	if answered, err := rq.checkInput(write); answered || err != nil {
+		return err
 	}
 	rq.flash = c.takeFlash(rq)
 	return h(rq)

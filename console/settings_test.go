@@ -98,14 +98,19 @@ func TestSettingsKeys(t *testing.T) {
 	})
 }
 
+// loopbackWebhooks lets the platform's webhooks reach endpoints on
+// loopback only, as in the server's tests.
+func (e *env) loopbackWebhooks(d *db.DB) {
+	e.pl.Webhooks = webhooks.NewService(d, e.clock, e.pl.Log, webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, secret.TestKey())
+}
+
 func TestSettingsWebhooksAndSuppressions(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
 		e := newEnv(t, d)
-		// Endpoints on loopback only, as in the server's tests.
-		e.pl.Webhooks = webhooks.NewService(d, e.clock, e.pl.Log, webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, secret.TestKey())
+		e.loopbackWebhooks(d)
 		w := e.work()
 		boss := e.member("boss@acme.test", apikit.RoleManager)
 		sdr := e.member("sdr@acme.test", apikit.RoleMember)
