@@ -103,11 +103,61 @@ func TestSignInAndOut(t *testing.T) {
 func TestSecureCookiesOffLoopback(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
+	c := &Console{}
 	for host, want := range map[string]bool{"127.0.0.1:8080": false, "localhost": false, "[::1]:80": false,
 		"leadline.example.com": true, "10.0.0.5:8080": true, "": true} {
 		r, _ := http.NewRequest(http.MethodGet, "http://x/app/", nil)
 		r.Host = host
-		is.Equal(secure(r), want) // host
+		is.Equal(c.secure(r), want) // host
+	}
+}
+
+// TestSecureCookiesBehindAProxy: with a public https URL, every cookie
+// the console sets is Secure, though the proxy in front sends plain HTTP
+// to the internal address; with a public http URL, none is.
+func TestSecureCookiesBehindAProxy(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	e := newEnv(t, dbtest.Open(t, db.SQLite))
+	token := e.invite("acme", "sdr@acme.test", apikit.RoleMember)
+	for _, public := range []string{"https://leadline.example.com", "http://leadline.example.com"} {
+		want := strings.HasPrefix(public, "https:")
+		behind := httptest.NewServer(newConsole(e.pl, Options{PublicURL: public}))
+		defer behind.Close()
+		is.True(strings.HasPrefix(behind.URL, "http://127.0.0.1:")) // the Host a proxy would pass
+		u, _ := url.Parse(behind.URL)
+		b := e.browser()
+		b.e = &env{t: t, pl: e.pl, clock: e.clock, srv: behind}
+		// carry checks the cookies an answer sets, and keeps them in the
+		// jar as not Secure: the jar sends a Secure one over https only.
+		carry := func(r response) (names []string) {
+			t.Helper()
+			for _, c := range (&http.Response{Header: r.header}).Cookies() {
+				is.Equal(c.Secure, want) // c.Name
+				plain := *c
+				plain.Secure = false
+				b.http.Jar.SetCookies(u, []*http.Cookie{&plain})
+				names = append(names, c.Name)
+			}
+			return names
+		}
+		page := b.get("/app/signin")
+		is.Equal(carry(page), []string{preCookie})
+		if token != "" {
+			r := b.postForm("/app/invite/"+token, url.Values{"password": {testPassword}, "confirm": {testPassword}}, page.csrf())
+			is.Equal(r.code, http.StatusSeeOther)
+			is.Equal(carry(r), []string{sessionCookie, preCookie}) // the pre-session's cleared
+			token = ""
+			page = b.get("/app/signin")
+			carry(page)
+		}
+		r := b.postForm("/app/signin", url.Values{"email": {"sdr@acme.test"}, "password": {testPassword}}, page.csrf())
+		is.Equal(r.code, http.StatusSeeOther)
+		is.Equal(carry(r), []string{sessionCookie, preCookie})
+		// The flash and sign-out's cleared cookies too.
+		out := b.postForm("/app/signout", nil, b.get("/app/account").csrf())
+		is.Equal(out.code, http.StatusSeeOther)
+		is.Equal(carry(out), []string{sessionCookie, flashCookie})
 	}
 }
 

@@ -49,6 +49,9 @@ type Console struct {
 	limiter *signInLimiter
 	// publicHost is the host of Options.PublicURL, "" without one.
 	publicHost string
+	// publicScheme is the scheme of Options.PublicURL (http or https), ""
+	// without one: the cookies' Secure follows it.
+	publicScheme string
 	// registered are the patterns handle registered (without the prefix),
 	// with the role each needs: what the tests sweep page by page.
 	registered []route
@@ -82,7 +85,7 @@ func newConsole(pl *platform.Platform, opts Options) *Console {
 	c := &Console{pl: pl, opts: opts, prefix: opts.Prefix, mux: http.NewServeMux(), log: opts.Logger,
 		limiter: newSignInLimiter(pl.Clock, opts.SignInLimits, pl.Workspaces)}
 	if u, err := url.Parse(opts.PublicURL); err == nil {
-		c.publicHost = u.Host
+		c.publicHost, c.publicScheme = u.Host, strings.ToLower(u.Scheme)
 	}
 	c.pages = loadPages(c.prefix)
 	c.routes()

@@ -13,8 +13,9 @@ import (
 )
 
 // Cookies. Every cookie is HttpOnly, SameSite=Lax, limited to the
-// console's path, and Secure unless the request came to a loopback
-// address over plain HTTP (a server on the developer's machine).
+// console's path, and Secure when the public URL is https; without a
+// public URL, unless the request came to a loopback address over plain
+// HTTP (a server on the developer's machine).
 const (
 	// sessionCookie holds the session token; the database keeps only its
 	// hash (package workspace).
@@ -74,11 +75,16 @@ func cookieValue(r *http.Request, name string) string {
 	return ""
 }
 
-// secure reports whether the request's cookies must be Secure: always but
-// for plain HTTP to a loopback host.
-func secure(r *http.Request) bool {
-	if r.TLS != nil {
+// secure reports whether the request's cookies must be Secure. With a
+// public URL, its scheme says: behind a proxy that ends TLS, the request
+// comes over plain HTTP to an internal address, yet the browser is on
+// https. Without one, always but for plain HTTP to a loopback host.
+func (c *Console) secure(r *http.Request) bool {
+	if r.TLS != nil || c.publicScheme == "https" {
 		return true
+	}
+	if c.publicScheme != "" {
+		return false
 	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
@@ -94,12 +100,12 @@ func secure(r *http.Request) bool {
 
 func (c *Console) setCookie(rq *Request, name, value string) {
 	http.SetCookie(rq.W, &http.Cookie{Name: name, Value: value, Path: c.prefix + "/", HttpOnly: true,
-		Secure: secure(rq.R), SameSite: http.SameSiteLaxMode})
+		Secure: c.secure(rq.R), SameSite: http.SameSiteLaxMode})
 }
 
 func (c *Console) clearCookie(rq *Request, name string) {
 	http.SetCookie(rq.W, &http.Cookie{Name: name, Value: "", Path: c.prefix + "/", MaxAge: -1, HttpOnly: true,
-		Secure: secure(rq.R), SameSite: http.SameSiteLaxMode})
+		Secure: c.secure(rq.R), SameSite: http.SameSiteLaxMode})
 }
 
 // preSession returns the request's pre-session token, setting a new one

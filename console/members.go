@@ -86,7 +86,7 @@ func (c *Console) inviteLink(rq *Request, token string) string {
 	base := c.opts.PublicURL
 	if base == "" {
 		scheme := "https"
-		if !secure(rq.R) {
+		if !c.secure(rq.R) {
 			scheme = "http"
 		}
 		base = scheme + "://" + rq.R.Host
