@@ -34,24 +34,26 @@ func (c *Console) changePassword(rq *Request) error {
 	again := func(err error) error {
 		return rq.Refuse(err, "account", page{Title: "Your account", Nav: "account", Data: accountData{Min: workspace.MinPasswordLength}})
 	}
-	addr := clientAddress(r)
-	if err := c.limiter.check(rq.Ctx, addr, rq.P.MemberEmail); err != nil {
-		return again(err)
-	}
 	password := r.PostFormValue("password")
 	if password != r.PostFormValue("confirm") {
 		return again(apikit.Invalid("The two new passwords differ.", "Type the same new password in both fields."))
 	}
+	// Counted before the current password is checked; a wrong one
+	// leaves it counted.
+	att, err := c.limiter.reserve(rq.Ctx, clientAddress(r), rq.P.MemberEmail)
+	if err != nil {
+		return again(err)
+	}
 	token, err := c.pl.Workspaces.ChangePassword(rq.Ctx, rq.P, r.PostFormValue("current"), password)
 	if err != nil {
-		if workspace.IsCurrentPasswordWrong(err) {
-			if err := c.limiter.failed(rq.Ctx, addr, rq.P.MemberEmail); err != nil {
+		if !workspace.IsCurrentPasswordWrong(err) {
+			if err := c.limiter.release(rq.Ctx, att); err != nil {
 				return err
 			}
 		}
 		return again(err)
 	}
-	if err := c.limiter.succeeded(rq.Ctx, rq.P.MemberEmail); err != nil {
+	if err := c.limiter.succeeded(rq.Ctx, att, rq.P.MemberEmail); err != nil {
 		return err
 	}
 	c.setCookie(rq, sessionCookie, token)

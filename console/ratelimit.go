@@ -15,7 +15,9 @@ import (
 // email typed), in a window: past them, sign-in is refused until the
 // window ends, whatever the password, and whether the email is known or
 // not. The counts live in the database (workspace.Service's
-// FailedSignIns), so every replica serving the console counts together.
+// ReserveSignIn), so every replica serving the console counts together,
+// and each attempt is counted before its password is checked, so that
+// attempts sent at once cannot pass a limit together.
 type SignInLimits struct {
 	PerAddress int
 	PerAccount int
@@ -41,35 +43,28 @@ func newSignInLimiter(clock apikit.Clock, l SignInLimits, ws *workspace.Service)
 func accountKey(email string) string { return "account " + strings.ToLower(strings.TrimSpace(email)) }
 func addressKey(addr string) string  { return "address " + addr }
 
-// check refuses a sign-in from addr for email when either has failed too
-// often in its window.
-func (l *signInLimiter) check(ctx context.Context, addr, email string) error {
-	keys := []struct {
-		key   string
-		limit int
-	}{{addressKey(addr), l.limits.PerAddress}, {accountKey(email), l.limits.PerAccount}}
-	counts, err := l.ws.FailedSignIns(ctx, []string{keys[0].key, keys[1].key}, l.limits.Window)
-	if err != nil {
-		return err
+// reserve counts a sign-in from addr for email before its password is
+// checked (workspace.Service.ReserveSignIn), or refuses it when either
+// has failed too often in its window. A wrong password leaves the attempt
+// counted; release or succeeded gives it back.
+func (l *signInLimiter) reserve(ctx context.Context, addr, email string) (*workspace.SignInAttempt, error) {
+	att, full, err := l.ws.ReserveSignIn(ctx, []workspace.SignInLimit{
+		{Key: addressKey(addr), Limit: l.limits.PerAddress}, {Key: accountKey(email), Limit: l.limits.PerAccount}}, l.limits.Window)
+	if err != nil || full == nil {
+		return att, err
 	}
-	for _, k := range keys {
-		f, ok := counts[k.key]
-		if !ok || f.Failures < k.limit {
-			continue
-		}
-		wait := max(1, int(math.Ceil(f.WindowStart.Add(l.limits.Window).Sub(l.clock.Now()).Minutes())))
-		return &apikit.Error{Code: apikit.ERateLimited, Message: "Too many failed sign-ins from here or for this account.",
-			Remedy: fmt.Sprintf("Wait %d minute%s and try again; if you forgot the password, ask a manager for a new invite link.", wait, map[bool]string{true: "", false: "s"}[wait == 1])}
-	}
-	return nil
+	wait := max(time.Second, full.WindowStart.Add(l.limits.Window).Sub(l.clock.Now()))
+	mins := int(math.Ceil(wait.Minutes()))
+	return nil, apikit.WithRetryAfter(&apikit.Error{Code: apikit.ERateLimited, Message: "Too many failed sign-ins from here or for this account.",
+		Remedy: fmt.Sprintf("Wait %d minute%s and try again; if you forgot the password, ask a manager for a new invite link.", mins, map[bool]string{true: "", false: "s"}[mins == 1])}, wait)
 }
 
-// failed counts a failed sign-in from addr for email.
-func (l *signInLimiter) failed(ctx context.Context, addr, email string) error {
-	return l.ws.CountFailedSignIn(ctx, []string{addressKey(addr), accountKey(email)}, l.limits.Window)
+// release gives back an attempt that did not fail on its password.
+func (l *signInLimiter) release(ctx context.Context, att *workspace.SignInAttempt) error {
+	return l.ws.ReleaseSignIn(ctx, att)
 }
 
-// succeeded clears the account's failures.
-func (l *signInLimiter) succeeded(ctx context.Context, email string) error {
-	return l.ws.ForgetFailedSignIns(ctx, accountKey(email))
+// succeeded gives back the attempt and clears the account's failures.
+func (l *signInLimiter) succeeded(ctx context.Context, att *workspace.SignInAttempt, email string) error {
+	return l.ws.ReleaseSignIn(ctx, att, accountKey(email))
 }

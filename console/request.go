@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/leadline/leadline/apikit"
@@ -185,7 +187,16 @@ func (rq *Request) Refuse(err error, name string, pg page, pass ...string) error
 		return err
 	}
 	pg.Error = ae
+	rq.retryAfter(err)
 	return rq.Render(StatusOf(ae.Code), name, pg)
+}
+
+// retryAfter sets Retry-After, in whole seconds, when err says how long
+// to wait (apikit.WithRetryAfter).
+func (rq *Request) retryAfter(err error) {
+	if d, ok := apikit.RetryAfter(err); ok {
+		rq.W.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(d.Seconds())))))
+	}
 }
 
 // Fail shows err: an *apikit.Error with its message and remedy and the
@@ -197,6 +208,7 @@ func (rq *Request) Fail(err error) {
 		rq.c.log.Error("console", "path", rq.R.URL.Path, "err", err)
 	}
 	status := StatusOf(ae.Code)
+	rq.retryAfter(err)
 	if rq.R.Header.Get("HX-Request") != "" {
 		// htmx swaps 2xx answers only: the error box replaces the
 		// target, and says what went wrong.

@@ -22,6 +22,8 @@ type Service struct {
 	auth   authCache
 	// passwords are argon2id's costs for new passwords (signin.go).
 	passwords PasswordParams
+	// gate bounds the password hashes run at once (gate.go).
+	gate *PasswordGate
 	// failuresSwept is when this process last deleted the failed sign-in
 	// counts whose window ended (signin.go).
 	failuresSwept struct {
@@ -32,7 +34,7 @@ type Service struct {
 
 // NewService returns a Service on d.
 func NewService(d *db.DB, clock apikit.Clock) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, events: events.NewLog(d, clock)}
+	return &Service{db: d, store: NewBunStore(d), clock: clock, events: events.NewLog(d, clock), gate: DefaultPasswordGate()}
 }
 
 // EventKeyRevoked is the activity-log kind written when a key is revoked,

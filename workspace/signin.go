@@ -5,13 +5,16 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/uptrace/bun"
 	"golang.org/x/crypto/argon2"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
@@ -29,7 +32,8 @@ const SessionIdle = 12 * time.Hour
 // InviteValid is how long an invite link can be used.
 const InviteValid = 24 * time.Hour
 
-// Password lengths, in characters.
+// Password lengths, in characters of the NFKC form, not counting
+// invisible ones (newPassword).
 const (
 	MinPasswordLength = 12
 	MaxPasswordLength = 256
@@ -163,18 +167,76 @@ func newToken() (token, hash string) {
 	return token, hashSecret(token)
 }
 
-// checkPasswordRules refuses a password that is too short or too long.
-func checkPasswordRules(password string) error {
-	n := len([]rune(password))
+// Passwords are compared in Unicode's compatibility composition (NFKC):
+// the same password typed on another keyboard or system (a precomposed é
+// or an e and a combining accent, a full-width letter, a ligature) is the
+// same password. It is hashed in that form.
+
+// invisible reports whether r shows nothing of its own: a format character
+// (the zero-width space and joiners, direction marks), a control, a
+// variation selector or another default-ignorable code point (the Hangul
+// fillers).
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Cc, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
+
+// newPassword returns password, to be set, in NFKC, or refuses it when it
+// shows no visible character (only spaces and invisible characters) or
+// when, not counting its invisible characters, it is too short or too
+// long.
+func newPassword(password string) (string, error) {
+	if err := apikit.CheckText("password", password); err != nil {
+		return "", err
+	}
+	password = norm.NFKC.String(password)
+	n, hidden, seen := 0, 0, false
+	for _, r := range password {
+		switch {
+		case invisible(r):
+			hidden++
+			continue
+		case !unicode.IsSpace(r) && !unicode.In(r, unicode.Mn, unicode.Me):
+			seen = true
+		}
+		n++
+	}
+	if !seen {
+		return "", apikit.Invalid("The password shows no visible character: it is only spaces or invisible characters (such as zero-width spaces).",
+			"Choose a password of letters, digits or symbols; a few unrelated words make a good one.")
+	}
+	counted := ""
+	if hidden > 0 {
+		counted = fmt.Sprintf(" (its %d invisible ones are not counted)", hidden)
+	}
 	if n < MinPasswordLength {
-		return apikit.Invalid(fmt.Sprintf("The password has %d characters; it needs at least %d.", n, MinPasswordLength),
+		return "", apikit.Invalid(fmt.Sprintf("The password has %d characters%s; it needs at least %d.", n, counted, MinPasswordLength),
 			fmt.Sprintf("Choose a password of %d characters or more; a few unrelated words make a good one.", MinPasswordLength))
 	}
 	if n > MaxPasswordLength {
-		return apikit.Invalid(fmt.Sprintf("The password has %d characters; at most %d are taken.", n, MaxPasswordLength),
+		return "", apikit.Invalid(fmt.Sprintf("The password has %d characters%s; at most %d are taken.", n, counted, MaxPasswordLength),
 			fmt.Sprintf("Choose a password of %d to %d characters.", MinPasswordLength, MaxPasswordLength))
 	}
-	return apikit.CheckText("password", password)
+	return password, nil
+}
+
+// matchPassword reports whether password matches the PHC string encoded,
+// and whether it matched only as typed. Passwords are hashed in NFKC
+// (newPassword), but those set before were hashed as typed: one whose
+// NFKC form differs (a decomposed accent, a full-width letter) would no
+// longer match, and its member would be locked out. So a password that
+// does not match in NFKC is tried as typed too; a member who signs in so
+// has the hash remade in NFKC (SignIn). The second try costs a second
+// hash only for a password whose NFKC form differs, whether or not a
+// member has the email, so it tells nothing of who is a member.
+func matchPassword(encoded, password string) (ok, asTyped bool) {
+	n := norm.NFKC.String(password)
+	if checkPassword(encoded, n) {
+		return true, false
+	}
+	if n != password && checkPassword(encoded, password) {
+		return true, true
+	}
+	return false, false
 }
 
 // InviteInput is what inviting a member takes.
@@ -331,16 +393,23 @@ func (s *Service) InviteByToken(ctx context.Context, token string) (*Invite, err
 // the invite's clients, ends the member's other sessions and opens a new
 // one, whose token it returns.
 //
-// Returns E_PAYLOAD_INVALID for a password that breaks the length rules,
-// E_NOT_FOUND for an unknown, used or expired invite and E_CONFLICT when
-// the member's role changed since the invite.
+// Returns E_PAYLOAD_INVALID for a password that breaks the rules
+// (newPassword), E_NOT_FOUND for an unknown, used or expired invite,
+// E_CONFLICT when the member's role changed since the invite and
+// E_RATE_LIMITED (ErrPasswordBusy) when the password gate is full.
 func (s *Service) AcceptInvite(ctx context.Context, token, password string) (string, error) {
-	if err := checkPasswordRules(password); err != nil {
+	password, err := newPassword(password)
+	if err != nil {
+		return "", err
+	}
+	leave, err := s.gate.Enter(ctx)
+	if err != nil {
 		return "", err
 	}
 	hash := hashPassword(password, s.passwordParams())
+	leave()
 	var session string
-	err := s.db.InTx(ctx, func(ctx context.Context) error {
+	err = s.db.InTx(ctx, func(ctx context.Context) error {
 		now := db.Now(ctx, s.clock)
 		inv, err := s.store.UseInvite(ctx, hashSecret(token), now)
 		if db.IsNoRows(err) {
@@ -413,7 +482,10 @@ var dummyHash = hashPassword("leadline-no-such-member", DefaultPasswordParams)
 // Returns E_UNAUTHORIZED (ErrSignIn) for an unknown email, a member
 // without a password or who left, or a wrong password, all alike, and
 // E_CONFLICT when they are right in several workspaces and in.Workspace
-// does not choose one.
+// does not choose one, and E_RATE_LIMITED (ErrPasswordBusy) when the
+// password gate is full. A member whose password matched only as typed
+// (set before passwords were normalised; matchPassword) has its hash
+// remade in NFKC.
 func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, error) {
 	if apikit.CheckText("", in) != nil || len(in.Password) > 4*MaxPasswordLength {
 		return "", ErrSignIn()
@@ -422,16 +494,27 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	leave, err := s.gate.Enter(ctx)
+	if err != nil {
+		return "", err
+	}
 	if len(cands) == 0 {
-		checkPassword(dummyHash, in.Password)
+		matchPassword(dummyHash, in.Password)
+		leave()
 		return "", ErrSignIn()
 	}
 	var match []PasswordCandidate
+	asTyped := false
 	for _, c := range cands {
-		if checkPassword(c.Hash, in.Password) {
-			match = append(match, c)
+		if ok, typed := matchPassword(c.Hash, in.Password); ok {
+			match, asTyped = append(match, c), typed
 		}
 	}
+	var rehash string
+	if len(match) == 1 && asTyped {
+		rehash = hashPassword(norm.NFKC.String(in.Password), s.passwordParams())
+	}
+	leave()
 	switch {
 	case len(match) == 0:
 		return "", ErrSignIn()
@@ -443,6 +526,11 @@ func (s *Service) SignIn(ctx context.Context, in SignInInput) (string, error) {
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
 		now := db.Now(ctx, s.clock)
 		m := &Member{ID: match[0].MemberID, WorkspaceID: match[0].WorkspaceID}
+		if rehash != "" {
+			if err := s.store.SetPassword(ctx, &MemberPassword{MemberID: m.ID, Hash: rehash, UpdatedAt: now}); err != nil {
+				return err
+			}
+		}
 		// Sessions of the member that ended by idling are cleared here.
 		if err := s.store.DeleteSessions(ctx, m.ID, now.Add(-SessionIdle)); err != nil {
 			return err
@@ -476,14 +564,16 @@ func IsCurrentPasswordWrong(err error) bool {
 // (`leadline members invite`, or the members page).
 //
 // Returns E_PAYLOAD_INVALID for a wrong current password
-// (ErrCurrentPassword) or a new one that breaks the length rules, and
-// E_FORBIDDEN for a principal that is not a signed-in member.
+// (ErrCurrentPassword) or a new one that breaks the rules (newPassword),
+// E_FORBIDDEN for a principal that is not a signed-in member and
+// E_RATE_LIMITED (ErrPasswordBusy) when the password gate is full.
 func (s *Service) ChangePassword(ctx context.Context, p apikit.Principal, current, password string) (string, error) {
 	if p.MemberID == "" || p.KeyID != "" {
 		return "", apikit.Forbidden("Only a signed-in member changes their own password.",
 			"Sign in to the console as the member whose password changes.")
 	}
-	if err := checkPasswordRules(password); err != nil {
+	password, err := newPassword(password)
+	if err != nil {
 		return "", err
 	}
 	if len(current) > 4*MaxPasswordLength {
@@ -499,10 +589,16 @@ func (s *Service) ChangePassword(ctx context.Context, p apikit.Principal, curren
 			hash = c.Hash
 		}
 	}
-	if !checkPassword(hash, current) || hash == dummyHash {
+	leave, err := s.gate.Enter(ctx)
+	if err != nil {
+		return "", err
+	}
+	if ok, _ := matchPassword(hash, current); !ok || hash == dummyHash {
+		leave()
 		return "", ErrCurrentPassword()
 	}
 	newHash := hashPassword(password, s.passwordParams())
+	leave()
 	var token string
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
 		now := db.Now(ctx, s.clock)
@@ -656,48 +752,100 @@ type SignInFailure struct {
 	Failures    int       `bun:"failures"`
 }
 
-// FailedSignIns returns the count of each of keys whose window is still
-// open (it started less than window ago), by key; a key without one is
-// absent.
-func (s *Service) FailedSignIns(ctx context.Context, keys []string, window time.Duration) (map[string]SignInFailure, error) {
-	fs, err := s.store.SignInFailures(ctx, keys, s.clock.Now().Add(-window))
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]SignInFailure, len(fs))
-	for _, f := range fs {
-		out[f.Key] = f
-	}
-	return out, nil
+// SignInLimit is how many failed sign-ins may be counted under Key in a
+// window.
+type SignInLimit struct {
+	Key   string
+	Limit int
 }
 
-// CountFailedSignIn adds a failed sign-in to each of keys: to its open
-// window, or to a new one starting now. At most once a window, this
-// process also deletes the counts whose window ended, so that the table
-// holds only the last window's keys.
-func (s *Service) CountFailedSignIn(ctx context.Context, keys []string, window time.Duration) error {
-	now := s.clock.Now()
-	var ended time.Time
-	s.failuresSwept.Lock()
-	if now.Sub(s.failuresSwept.at) >= window {
-		s.failuresSwept.at, ended = now, now.Add(-window)
+// SignInAttempt is a sign-in counted under its keys before its password
+// is checked. A wrong password leaves it counted: it is the failure.
+// Anything else gives it back (ReleaseSignIn).
+type SignInAttempt struct {
+	counted []SignInFailure
+}
+
+// errLimitReached rolls back a reservation that a key refused.
+var errLimitReached = errors.New("sign-in limit reached")
+
+// ReserveSignIn counts a sign-in under every key of limits, in one
+// transaction, before its password is checked, so that the count and the
+// decision are one step: sign-ins sent at once, to any process serving
+// the console, never count past a limit (counting after the check, each
+// would have seen the count before the others'). A key whose open window
+// holds Limit attempts already refuses it: then nothing is counted, and
+// ReserveSignIn returns that key's count (with its window's start) instead
+// of an attempt. At most once a window, this process also deletes the
+// counts whose window ended, so that the table holds only the last
+// window's keys.
+func (s *Service) ReserveSignIn(ctx context.Context, limits []SignInLimit, window time.Duration) (*SignInAttempt, *SignInFailure, error) {
+	now := s.clock.Now().UTC().Truncate(time.Microsecond)
+	if err := s.sweepFailedSignIns(ctx, now, window); err != nil {
+		return nil, nil, err
 	}
+	// In key order: two reservations lock their rows in one order.
+	limits = slices.SortedFunc(slices.Values(limits), func(a, b SignInLimit) int { return strings.Compare(a.Key, b.Key) })
+	for try := 1; ; try++ {
+		att, full := &SignInAttempt{}, (*SignInFailure)(nil)
+		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			for _, l := range limits {
+				f, ok, err := s.store.ReserveSignInFailure(ctx, l.Key, l.Limit, now.Add(-window), now)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					fs, err := s.store.SignInFailures(ctx, []string{l.Key}, now.Add(-window))
+					if err != nil {
+						return err
+					}
+					full = &SignInFailure{Key: l.Key, WindowStart: now, Failures: l.Limit}
+					if len(fs) == 1 {
+						full = &fs[0]
+					}
+					return errLimitReached
+				}
+				att.counted = append(att.counted, f)
+			}
+			return nil
+		})
+		switch {
+		case full != nil:
+			return nil, full, nil
+		case err == nil:
+			return att, nil, nil
+		case try < 3 && db.IsRetryable(err):
+			continue
+		}
+		return nil, nil, err
+	}
+}
+
+// sweepFailedSignIns deletes the counts whose window ended, at most once
+// a window in this process.
+func (s *Service) sweepFailedSignIns(ctx context.Context, now time.Time, window time.Duration) error {
+	s.failuresSwept.Lock()
+	if now.Sub(s.failuresSwept.at) < window {
+		s.failuresSwept.Unlock()
+		return nil
+	}
+	s.failuresSwept.at = now
 	s.failuresSwept.Unlock()
+	return s.db.InTx(ctx, func(ctx context.Context) error { return s.store.DeleteSignInFailures(ctx, nil, now.Add(-window)) })
+}
+
+// ReleaseSignIn gives back an attempt (nil: none) whose password was not
+// found wrong, and deletes the counts of forget (a sign-in that succeeds
+// clears its account's).
+func (s *Service) ReleaseSignIn(ctx context.Context, att *SignInAttempt, forget ...string) error {
 	return s.db.InTx(ctx, func(ctx context.Context) error {
-		for _, k := range keys {
-			if err := s.store.CountSignInFailure(ctx, k, now.Add(-window), now); err != nil {
-				return err
+		if att != nil {
+			for _, f := range att.counted {
+				if err := s.store.ReleaseSignInFailure(ctx, f.Key, f.WindowStart); err != nil {
+					return err
+				}
 			}
 		}
-		if ended.IsZero() {
-			return nil
-		}
-		return s.store.DeleteSignInFailures(ctx, nil, ended)
+		return s.store.DeleteSignInFailures(ctx, forget, time.Time{})
 	})
-}
-
-// ForgetFailedSignIns deletes the counts of keys (a sign-in that succeeds
-// clears its account's).
-func (s *Service) ForgetFailedSignIns(ctx context.Context, keys ...string) error {
-	return s.db.InTx(ctx, func(ctx context.Context) error { return s.store.DeleteSignInFailures(ctx, keys, time.Time{}) })
 }

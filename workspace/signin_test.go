@@ -3,6 +3,8 @@ package workspace_test
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +19,17 @@ import (
 const pw = "correct horse battery"
 
 func code(err error) string { return apikit.ErrorCode(err) }
+
+// inviteMember invites email to acme as a member and returns the
+// invite's token.
+func inviteMember(t *testing.T, b bundle, email string) string {
+	t.Helper()
+	_, token, err := b.svc.Invite(context.Background(), workspace.InviteInput{Workspace: "acme", Email: email, Role: apikit.RoleMember})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
 
 func signInSetup(t *testing.T, d *db.DB) bundle {
 	b := setup(t, d)
@@ -308,38 +321,95 @@ func TestScopedMemberKeys(t *testing.T) {
 	})
 }
 
-// Failed sign-ins are counted in the database per key and window; once a
-// window, counting also deletes the counts whose window ended, so the
+// Sign-ins are counted in the database per key and window before their
+// password is checked; a key at its limit refuses the attempt and nothing
+// is counted; a release gives an attempt back and forgets keys; once a
+// window, reserving also deletes the counts whose window ended, so the
 // table holds only recent keys.
-func TestFailedSignIns(t *testing.T) {
+func TestReserveSignIn(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
 		b := signInSetup(t, d)
 		const window = 15 * time.Minute
+		acct, addr := "account a@acme.test", "address 192.0.2.1"
+		limits := []workspace.SignInLimit{{Key: addr, Limit: 5}, {Key: acct, Limit: 3}}
+		count := func(key string) (n int) {
+			t.Helper()
+			err := d.NewRaw("SELECT failures FROM sign_in_failures WHERE key = ?", key).Scan(ctx, &n)
+			if err != nil && !db.IsNoRows(err) {
+				t.Fatal(err)
+			}
+			return n
+		}
 		rows := func() (n int) {
 			is.NoErr(d.NewRaw("SELECT count(*) FROM sign_in_failures").Scan(ctx, &n))
 			return n
 		}
+		var atts []*workspace.SignInAttempt
 		for range 3 {
-			is.NoErr(b.svc.CountFailedSignIn(ctx, []string{"account a@acme.test", "address 192.0.2.1"}, window))
+			att, full, err := b.svc.ReserveSignIn(ctx, limits, window)
+			is.NoErr(err)
+			is.True(full == nil && att != nil)
+			atts = append(atts, att)
 		}
-		got, err := b.svc.FailedSignIns(ctx, []string{"account a@acme.test", "address 192.0.2.1", "account b@acme.test"}, window)
+		b.clock.Advance(time.Minute)
+		att, full, err := b.svc.ReserveSignIn(ctx, limits, window)
 		is.NoErr(err)
-		is.Equal(got["account a@acme.test"].Failures, 3)
-		is.Equal(got["address 192.0.2.1"].Failures, 3)
-		_, seen := got["account b@acme.test"]
-		is.True(!seen)
-		is.NoErr(b.svc.ForgetFailedSignIns(ctx, "account a@acme.test"))
+		is.True(att == nil)
+		is.Equal(full.Key, acct)
+		is.True(full.WindowStart.Equal(t0)) // the wait runs from here
+		is.Equal(count(addr), 3)            // the refused attempt counted nowhere
+
+		// A release gives one back: one more attempt gets in.
+		is.NoErr(b.svc.ReleaseSignIn(ctx, atts[0]))
+		is.Equal(count(acct), 2)
+		att, _, err = b.svc.ReserveSignIn(ctx, limits, window)
+		is.NoErr(err)
+		is.True(att != nil)
+		// A success gives its attempt back and forgets the account.
+		is.NoErr(b.svc.ReleaseSignIn(ctx, att, acct))
+		is.Equal(count(acct), 0)
+		is.Equal(count(addr), 2) // three counted, two given back
 		is.Equal(rows(), 1)
 
 		b.clock.Advance(window)
-		got, err = b.svc.FailedSignIns(ctx, []string{"address 192.0.2.1"}, window)
+		_, _, err = b.svc.ReserveSignIn(ctx, []workspace.SignInLimit{{Key: "account c@acme.test", Limit: 3}}, window)
 		is.NoErr(err)
-		is.Equal(len(got), 0) // the window ended
-		is.NoErr(b.svc.CountFailedSignIn(ctx, []string{"account c@acme.test"}, window))
 		is.Equal(rows(), 1) // the ended one was swept: c's alone is left
+	})
+}
+
+// TestReserveSignInAtOnce: attempts made at once, through two services on
+// one database (two replicas), never count past a limit.
+func TestReserveSignInAtOnce(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		replicas := []*workspace.Service{b.svc, workspace.NewService(d, b.clock)}
+		const tries, limit = 20, 10
+		limits := []workspace.SignInLimit{{Key: "address 192.0.2.1", Limit: 50}, {Key: "account a@acme.test", Limit: limit}}
+		var wg sync.WaitGroup
+		var reserved, refused atomic.Int32
+		for i := range tries {
+			wg.Go(func() {
+				att, full, err := replicas[i%2].ReserveSignIn(ctx, limits, 15*time.Minute)
+				switch {
+				case err != nil:
+					t.Error(err)
+				case att != nil:
+					reserved.Add(1)
+				case full != nil:
+					refused.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		is.Equal(int(reserved.Load()), limit)
+		is.Equal(int(refused.Load()), tries-limit)
 	})
 }
 
@@ -412,4 +482,68 @@ func mustWorkspace(t *testing.T, b bundle, name string) string {
 		t.Fatal(err)
 	}
 	return w.ID
+}
+
+// TestPasswordsAreNormalised: a password is set and checked in NFKC, so
+// its other spellings match; one of only invisible characters or spaces
+// is refused, and invisible characters do not count towards the length.
+func TestPasswordsAreNormalised(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		token := inviteMember(t, b, "sdr@acme.test")
+		zw := "\u200b"
+		for _, c := range []struct{ password, says string }{
+			{strings.Repeat(zw, 12), "The password shows no visible character"},
+			{strings.Repeat("\u2060\ufeff\u3164\u200d", 4), "The password shows no visible character"},
+			{strings.Repeat(" ", 14), "The password shows no visible character"},
+			{"abc" + strings.Repeat(zw, 12), "The password has 3 characters (its 12 invisible ones are not counted); it needs at least 12."},
+		} {
+			_, err := b.svc.AcceptInvite(ctx, token, c.password)
+			is.Equal(code(err), apikit.EPayloadInvalid)
+			is.True(strings.HasPrefix(apikit.AsError(err).Message, c.says)) // c.password
+		}
+		// Full-width letters and a decomposed é: the same password as the
+		// plain one.
+		_, err := b.svc.AcceptInvite(ctx, token, "ｃｏｒｒｅｃｔ horse caf\u0065\u0301")
+		is.NoErr(err)
+		for _, typed := range []string{"correct horse caf\u00e9", "ｃｏｒｒｅｃｔ horse caf\u0065\u0301"} {
+			_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: typed})
+			is.NoErr(err) // typed
+		}
+	})
+}
+
+// TestPasswordsHashedAsTypedStillMatch: a password set before passwords
+// were normalised was hashed as typed; it still signs in, and its hash is
+// remade in NFKC then.
+func TestPasswordsHashedAsTypedStillMatch(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := signInSetup(t, d)
+		token := inviteMember(t, b, "sdr@acme.test")
+		_, err := b.svc.AcceptInvite(ctx, token, pw)
+		is.NoErr(err)
+		old := "ｃｏｒｒｅｃｔ horse caf\u0065\u0301" // its NFKC form differs
+		stored := func() (h string) {
+			is.NoErr(d.NewRaw("SELECT hash FROM member_passwords").Scan(ctx, &h))
+			return h
+		}
+		_, err = d.NewRaw("UPDATE member_passwords SET hash = ?", workspace.HashPassword(old, workspace.PasswordParams{Time: 1, Memory: 256, Threads: 1})).Exec(ctx)
+		is.NoErr(err)
+		before := stored()
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: "correct horse café"})
+		is.Equal(code(err), apikit.EUnauthorized) // the old hash knows one spelling
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: old})
+		is.NoErr(err)
+		is.True(stored() != before) // remade in NFKC
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: "correct horse caf\u00e9"})
+		is.NoErr(err)
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: old})
+		is.NoErr(err)
+	})
 }

@@ -125,9 +125,16 @@ type Store interface {
 	// SignInFailures returns the failure counts of keys whose window
 	// started after since.
 	SignInFailures(ctx context.Context, keys []string, since time.Time) ([]SignInFailure, error)
-	// CountSignInFailure adds a failure to key's count: to its window when
-	// that started after since, else to a new window starting at now.
-	CountSignInFailure(ctx context.Context, key string, since, now time.Time) error
+	// ReserveSignInFailure counts an attempt under key while its count is
+	// under limit: in its window when that started after since, else in a
+	// new window starting at now. It returns the count and its window, or
+	// false when the open window's count has reached limit (nothing is
+	// counted then). Counting and deciding are one statement, so attempts
+	// made at once, from any process, never count past limit.
+	ReserveSignInFailure(ctx context.Context, key string, limit int, since, now time.Time) (SignInFailure, bool, error)
+	// ReleaseSignInFailure takes one attempt back from key's count in the
+	// window that started at windowStart (none when that window is gone).
+	ReleaseSignInFailure(ctx context.Context, key string, windowStart time.Time) error
 	// DeleteSignInFailures deletes the counts of keys, and every count
 	// whose window started at or before endedBefore (none for the zero
 	// time).
@@ -615,12 +622,27 @@ func (s *BunStore) SignInFailures(ctx context.Context, keys []string, since time
 	return out, err
 }
 
-func (s *BunStore) CountSignInFailure(ctx context.Context, key string, since, now time.Time) error {
-	_, err := s.idb(ctx).NewRaw(`INSERT INTO sign_in_failures (key, window_start, failures) VALUES (?, ?, 1)
+func (s *BunStore) ReserveSignInFailure(ctx context.Context, key string, limit int, since, now time.Time) (SignInFailure, bool, error) {
+	var f SignInFailure
+	// The conflict's update takes the row's lock and its WHERE reads the
+	// row as the last attempt left it, on both engines: of attempts made
+	// at once, only those under the limit get a row back.
+	err := s.idb(ctx).NewRaw(`INSERT INTO sign_in_failures (key, window_start, failures) VALUES (?, ?, 1)
 		ON CONFLICT (key) DO UPDATE SET
 			failures = CASE WHEN sign_in_failures.window_start > ? THEN sign_in_failures.failures + 1 ELSE 1 END,
-			window_start = CASE WHEN sign_in_failures.window_start > ? THEN sign_in_failures.window_start ELSE excluded.window_start END`,
-		key, now, since, since).Exec(ctx)
+			window_start = CASE WHEN sign_in_failures.window_start > ? THEN sign_in_failures.window_start ELSE excluded.window_start END
+		WHERE sign_in_failures.window_start <= ? OR sign_in_failures.failures < ?
+		RETURNING key, window_start, failures`,
+		key, now, since, since, since, limit).Scan(ctx, &f)
+	if db.IsNoRows(err) {
+		return f, false, nil
+	}
+	return f, err == nil, err
+}
+
+func (s *BunStore) ReleaseSignInFailure(ctx context.Context, key string, windowStart time.Time) error {
+	_, err := s.idb(ctx).NewUpdate().Model((*SignInFailure)(nil)).Set("failures = failures - 1").
+		Where("key = ? AND window_start = ? AND failures > 0", key, windowStart).Exec(ctx)
 	return err
 }
 

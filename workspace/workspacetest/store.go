@@ -480,17 +480,21 @@ func passwordsAndSessions(t *testing.T, open Open) {
 	is.True(db.IsNoRows(err))
 }
 
-// signInFailures: a failure starts a window or adds to the open one; a
-// read sees the windows started after its time; deleting takes keys, and
-// the windows that ended.
+// signInFailures: an attempt starts a window or counts in the open one
+// while it is under the limit; a read sees the windows started after its
+// time; a release takes one back from its own window only; deleting takes
+// keys, and the windows that ended.
 func signInFailures(t *testing.T, open Open) {
 	is := is.New(t)
 	ctx := context.Background()
 	st, _ := open(t)
 	const window = 15 * time.Minute
-	count := func(key string, now time.Time) {
+	const limit = 3
+	reserve := func(key string, now time.Time) (workspace.SignInFailure, bool) {
 		t.Helper()
-		is.NoErr(st.CountSignInFailure(ctx, key, now.Add(-window), now))
+		f, ok, err := st.ReserveSignInFailure(ctx, key, limit, now.Add(-window), now)
+		is.NoErr(err)
+		return f, ok
 	}
 	read := func(now time.Time, keys ...string) map[string]workspace.SignInFailure {
 		t.Helper()
@@ -503,26 +507,40 @@ func signInFailures(t *testing.T, open Open) {
 		return out
 	}
 	a, b := "account ann@acme.test", "address 192.0.2.1"
-	count(a, at)
-	count(a, at.Add(time.Minute))
-	count(b, at.Add(time.Minute))
+	f, ok := reserve(a, at)
+	is.True(ok)
+	is.Equal(f.Failures, 1)
+	is.True(f.WindowStart.Equal(at))
+	reserve(a, at.Add(time.Minute))
+	f, ok = reserve(a, at.Add(time.Minute))
+	is.True(ok)
+	is.Equal(f.Failures, 3)
+	is.True(f.WindowStart.Equal(at)) // the window's start stays
+	_, ok = reserve(a, at.Add(2*time.Minute))
+	is.True(!ok) // at the limit: refused, and not counted
+	reserve(b, at.Add(time.Minute))
 	got := read(at.Add(2*time.Minute), a, b, "account nobody")
 	is.Equal(len(got), 2)
-	is.Equal(got[a].Failures, 2)
-	is.True(got[a].WindowStart.Equal(at)) // the window's start stays
+	is.Equal(got[a].Failures, limit)
 	is.Equal(got[b].Failures, 1)
-	// After the window, a read sees none, and a failure starts a new one.
+	// A release takes one back from its window, and lets one more in.
+	is.NoErr(st.ReleaseSignInFailure(ctx, a, at))
+	is.NoErr(st.ReleaseSignInFailure(ctx, a, at.Add(time.Second))) // another window's: nothing
+	is.Equal(read(at.Add(2*time.Minute), a)[a].Failures, limit-1)
+	_, ok = reserve(a, at.Add(3*time.Minute))
+	is.True(ok)
+	// After the window, a read sees none, and an attempt starts a new one.
 	later := at.Add(window + 2*time.Minute)
 	is.Equal(len(read(later, a, b)), 0)
-	count(a, later)
-	got = read(later, a, b)
-	is.Equal(got[a].Failures, 1)
-	is.True(got[a].WindowStart.Equal(later))
+	f, ok = reserve(a, later)
+	is.True(ok)
+	is.Equal(f.Failures, 1)
+	is.True(f.WindowStart.Equal(later))
 	// Deleting: a's by key; b's because its window ended (it started at
 	// at+1m, before the time given).
 	is.NoErr(st.DeleteSignInFailures(ctx, []string{a}, at.Add(2*time.Minute)))
 	is.Equal(len(read(at, a, b)), 0) // nothing left, however far back
-	count(b, later)
+	reserve(b, later)
 	is.NoErr(st.DeleteSignInFailures(ctx, nil, time.Time{})) // nothing to delete by
 	is.Equal(read(later, b)[b].Failures, 1)
 }
