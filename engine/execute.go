@@ -353,6 +353,12 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		e.WaitOn(s.ID, action, "sender_restricted", ptr(senders.NextMidnight(now, loc)))
 		return save()
 	}
+	if until, limited := s.RateLimitedUntil(now); limited {
+		// The provider asked the account to slow down: no lead's action
+		// is tried against it before the hint.
+		e.WaitOn(s.ID, action, senders.SignalProviderRateLimited, &until)
+		return save()
+	}
 	if !s.Schedule.Open(now, loc) {
 		next, _ := s.Schedule.NextOpen(now, loc)
 		e.WaitOn(s.ID, action, "outside_schedule", &next)

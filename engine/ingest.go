@@ -195,6 +195,15 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 			return nil
 		}
 	}
+	if m := in.Match.Member(); m != nil && in.Kind != senders.InboundSignal {
+		// The report names the person: the lead keeps who they are, as it
+		// does when an action resolves them.
+		if changed, err := svc.leads.SetMember(ctx, s.WorkspaceID, in.LeadID, m); err != nil {
+			return err
+		} else if changed {
+			svc.inbox.Forget(ctx, in.LeadID)
+		}
+	}
 	ev := events.Event{WorkspaceID: s.WorkspaceID, LeadID: in.LeadID, SenderID: s.ID}
 	emit := func(kind string, data map[string]any) error {
 		ev.Kind, ev.Data = kind, data
@@ -255,13 +264,25 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 }
 
 // match finds the lead of a report its transport could not name: by the
-// message it answers (leadline's sent messages), then by who wrote.
+// message it answers (leadline's sent messages), then by who wrote or was
+// invited (the provider's id, the address, the public identifier), then
+// by what leadline itself sent them through s (its invitation to that
+// person, its messages in that conversation).
 func (r *Runner) match(ctx context.Context, s *senders.Sender, m *senders.Match) (string, error) {
 	lead, err := r.svc.inbox.LeadBySent(ctx, s.WorkspaceID, m.MessageIDs)
 	if err != nil || lead != "" {
 		return lead, err
 	}
-	return r.svc.leads.MatchInbound(ctx, s.WorkspaceID, m.Email, m.ProviderID)
+	lead, err = r.svc.leads.MatchInbound(ctx, s.WorkspaceID, m.Email, m.ProviderID, m.PublicIdentifier)
+	if err != nil || lead != "" {
+		return lead, err
+	}
+	if m.Invitation != "" || m.ProviderID != "" {
+		if lead, err = r.svc.senders.InvitationLead(ctx, s, m.Invitation, m.ProviderID); err != nil || lead != "" {
+			return lead, err
+		}
+	}
+	return r.svc.inbox.LeadByConversation(ctx, s, m.Conversation)
 }
 
 // Unmatched is how many inbound reports matched no lead since the runner

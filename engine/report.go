@@ -59,7 +59,7 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		}
 		if action == senders.Invite {
 			data["with_note"] = a.WithNote
-			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote); err != nil {
+			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote, res.Invitation, memberID(res.Member)); err != nil {
 				return false, err
 			}
 		}
@@ -73,6 +73,8 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 			if err := svc.leads.SetProfile(ctx, e.WorkspaceID, e.LeadID, res.Profile); err != nil {
 				return false, err
 			}
+		} else if err := r.keepMember(ctx, e, res.Member); err != nil {
+			return false, err
 		}
 		ev := enrollments.EventFor(e, enrollments.EventActionSent, a.StepID, data)
 		ev.SenderID = c.sender.ID
@@ -98,6 +100,9 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 	}
 	te, _ := senders.AsTransportError(perr)
 	if err := giveBack(); err != nil {
+		return false, err
+	}
+	if err := r.keepMember(ctx, e, te.Member); err != nil {
 		return false, err
 	}
 	a.Status, a.DoneAt, a.ErrorCode = "failed", &now, &te.Code
@@ -161,6 +166,29 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 	return r.saveAfter(ctx, e, now)
 }
 
+// keepMember keeps on the enrollment's lead the person the transport
+// resolved it to, in the transaction that records the action: what the
+// provider later reports about that person (an acceptance, a reply)
+// finds the lead by it.
+func (r *Runner) keepMember(ctx context.Context, e *enrollments.Enrollment, m *senders.Member) error {
+	if m == nil {
+		return nil
+	}
+	if _, err := r.svc.leads.SetMember(ctx, e.WorkspaceID, e.LeadID, m); err != nil {
+		return err
+	}
+	r.svc.inbox.Forget(ctx, e.LeadID)
+	return nil
+}
+
+// memberID is m's provider id, or "".
+func memberID(m *senders.Member) string {
+	if m == nil {
+		return ""
+	}
+	return m.ProviderID
+}
+
 // saveAfter saves e after its action's outcome, unless it is due again at
 // once: the run of its next step then saves it with that step's changes.
 func (r *Runner) saveAfter(ctx context.Context, e *enrollments.Enrollment, now time.Time) (bool, error) {
@@ -222,6 +250,9 @@ type Inbox interface {
 	// LeadBySent returns the lead whose thread holds one of the
 	// workspace's sent messages among ids, or "".
 	LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error)
+	// LeadByConversation returns the lead s wrote to in a provider's
+	// conversation, or "".
+	LeadByConversation(ctx context.Context, s *senders.Sender, conversation string) (string, error)
 }
 
 // toThread puts a sent message, InMail or email into its thread, which

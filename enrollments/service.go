@@ -35,8 +35,12 @@ type Leads interface {
 	// FinishEnrichment marks a request done or refused.
 	FinishEnrichment(ctx context.Context, id, status string) error
 	// MatchInbound returns the workspace's lead an inbound message came
-	// from, by the provider's id of the person or the address; "" for none.
-	MatchInbound(ctx context.Context, workspaceID, email, providerID string) (string, error)
+	// from, by the provider's id of the person, the address or the public
+	// identifier; "" for none.
+	MatchInbound(ctx context.Context, workspaceID, email, providerID, publicIdentifier string) (string, error)
+	// SetMember keeps on the lead the person a provider resolved it to,
+	// where the lead has no such id yet; it reports whether it changed.
+	SetMember(ctx context.Context, workspaceID, leadID string, m *senders.Member) (bool, error)
 	// Unsubscribe marks the lead do-not-contact because it asked for no
 	// more mail. Returns E_NOT_FOUND if the workspace has no such lead.
 	Unsubscribe(ctx context.Context, workspaceID, leadID, source string) error
@@ -95,8 +99,12 @@ type Senders interface {
 	// SignalUntil is Signal with the time the signal lapses (zero: its
 	// default).
 	SignalUntil(ctx context.Context, s *senders.Sender, signal, message string, until time.Time) error
-	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool) error
+	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool, invitation, memberID string) error
 	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (*time.Time, error)
+	// InvitationLead returns the lead of s's own sent invitation that the
+	// provider calls invitation, or else to the person memberID; "" for
+	// none.
+	InvitationLead(ctx context.Context, s *senders.Sender, invitation, memberID string) (string, error)
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)
 	// Budgets returns the sender's budgets for its local today. Returns
 	// E_NOT_FOUND if the sender is not visible to the principal.

@@ -75,6 +75,41 @@ func (svc *Service) LeadBySent(ctx context.Context, workspaceID string, ids []st
 	return svc.store.LeadBySent(ctx, workspaceID, clean)
 }
 
+// LeadByConversation returns the lead that s wrote to in a provider's
+// conversation: the lead of s's thread holding one of its sent messages in
+// that conversation (senders.ConversationPrefix), or "" when s sent
+// nothing there.
+func (svc *Service) LeadByConversation(ctx context.Context, s *senders.Sender, conversation string) (string, error) {
+	if conversation == "" {
+		return "", nil
+	}
+	return svc.store.LeadByConversation(ctx, s.WorkspaceID, s.ID, senders.ConversationPrefix(conversation))
+}
+
+// LeadByConversation returns the lead of the sender's thread holding a
+// sent message whose provider id starts with prefix, or "": a range on
+// the index of the workspace's provider message ids.
+func (b *BunStore) LeadByConversation(ctx context.Context, workspaceID, senderID, prefix string) (string, error) {
+	var lead string
+	err := b.db.IDB(ctx).NewSelect().TableExpr("messages AS m").Join("JOIN threads AS th ON th.id = m.thread_id").
+		ColumnExpr("th.lead_id").
+		Where("m.workspace_id = ? AND m.provider_message_id >= ? AND m.provider_message_id < ? AND m.direction = ? AND th.sender_id = ?",
+			workspaceID, prefix, prefixEnd(prefix), Out, senderID).
+		Limit(1).Scan(ctx, &lead)
+	if db.IsNoRows(err) {
+		return "", nil
+	}
+	return lead, err
+}
+
+// prefixEnd is the least string above every string that starts with
+// prefix (prefix ends in an ASCII character below DEL).
+func prefixEnd(prefix string) string {
+	b := []byte(prefix)
+	b[len(b)-1]++
+	return string(b)
+}
+
 // Thread returns the thread of sender, lead and channel, or nil.
 func (b *BunStore) Thread(ctx context.Context, workspaceID, senderID, leadID string, ch senders.Channel) (*Thread, error) {
 	th := new(Thread)

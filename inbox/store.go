@@ -40,6 +40,9 @@ type Store interface {
 	// LeadBySent returns the lead of the workspace's thread holding a sent
 	// message with one of the provider ids, or "".
 	LeadBySent(ctx context.Context, workspaceID string, ids []string) (string, error)
+	// LeadByConversation returns the lead of the sender's thread holding
+	// a sent message whose provider id starts with prefix, or "".
+	LeadByConversation(ctx context.Context, workspaceID, senderID, prefix string) (string, error)
 	// MoveLead sets the client of the lead's threads.
 	MoveLead(ctx context.Context, workspaceID, leadID string, clientID *string, now time.Time) error
 }

@@ -2,6 +2,7 @@ package leads
 
 import (
 	"context"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -62,20 +63,77 @@ func (s *Service) MarkReplied(ctx context.Context, workspaceID string, leadIDs .
 }
 
 // SetProfile stores what a profile view found of a lead (enrichment, or a
-// provider's view in a sequence), and keeps the provider's id of the person
-// it names.
+// provider's view in a sequence), and keeps the person it names (its
+// provider_id and public_identifier) as SetMember does.
 func (s *Service) SetProfile(ctx context.Context, workspaceID, leadID string, profile map[string]any) error {
 	now := db.Now(ctx, s.clock)
 	q := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Set("profile = ?", profile).Set("enriched_at = ?", now).
 		Set("updated_at = ?", now).Where("workspace_id = ? AND id = ?", workspaceID, leadID)
-	if pid, _ := profile["provider_id"].(string); pid != "" && len(pid) <= 200 {
-		// The provider's id of the person, kept unless the lead has one
-		// or another lead of the workspace holds it (it is unique).
+	pid, _ := profile["provider_id"].(string)
+	pub, _ := profile["public_identifier"].(string)
+	_, err := keepMember(q, workspaceID, &senders.Member{ProviderID: pid, PublicIdentifier: pub}).Exec(ctx)
+	return err
+}
+
+// SetMember keeps on the lead the person a provider resolved it to (an
+// invitation, a message, a reply or an acceptance that named them), in
+// the transaction ctx carries: the provider's id unless the lead has one
+// or another lead of the workspace holds it (it is unique), and the
+// public identifier unless the lead has one. Values no lead field can
+// hold are left out. It reports whether the lead changed.
+func (s *Service) SetMember(ctx context.Context, workspaceID, leadID string, m *senders.Member) (bool, error) {
+	if m == nil {
+		return false, nil
+	}
+	q := s.db.IDB(ctx).NewUpdate().Model((*Lead)(nil)).Where("workspace_id = ? AND id = ?", workspaceID, leadID)
+	pid, pub := memberIDs(m)
+	switch {
+	case pid != "" && pub != "":
+		q = q.Where("(provider_id IS NULL OR public_identifier IS NULL)")
+	case pid != "":
+		q = q.Where("provider_id IS NULL")
+	case pub != "":
+		q = q.Where("public_identifier IS NULL")
+	default:
+		return false, nil
+	}
+	q = keepMember(q.Set("updated_at = ?", db.Now(ctx, s.clock)), workspaceID, m)
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// memberIDs returns the provider id and the public identifier of m that a
+// lead can hold: one line of at most maxIdentity characters, the public
+// identifier lower-case as leads keep it; "" for one it cannot.
+func memberIDs(m *senders.Member) (providerID, publicIdentifier string) {
+	ok := func(v string) bool { return v != "" && len(v) <= maxIdentity && apikit.OneLine("", v) == nil }
+	if ok(m.ProviderID) {
+		providerID = m.ProviderID
+	}
+	if v := strings.ToLower(strings.Trim(strings.TrimSpace(m.PublicIdentifier), "/")); ok(v) {
+		publicIdentifier = v
+	}
+	return providerID, publicIdentifier
+}
+
+// maxIdentity is the longest provider id or public identifier a lead holds.
+const maxIdentity = 200
+
+// keepMember adds to an update of one lead the columns that keep m.
+func keepMember(q *bun.UpdateQuery, workspaceID string, m *senders.Member) *bun.UpdateQuery {
+	pid, pub := memberIDs(m)
+	if pid != "" {
 		q = q.Set(`provider_id = CASE WHEN provider_id IS NULL AND NOT EXISTS
 			(SELECT 1 FROM leads AS o WHERE o.workspace_id = ? AND o.provider_id = ?) THEN ? ELSE provider_id END`, workspaceID, pid, pid)
 	}
-	_, err := q.Exec(ctx)
-	return err
+	if pub != "" {
+		q = q.Set("public_identifier = COALESCE(public_identifier, ?)", pub)
+	}
+	return q
 }
 
 // EnrichmentJob is a queued enrichment request.

@@ -191,7 +191,7 @@ func TestInboundMatchAndProviderID(t *testing.T) {
 		for _, c := range []struct{ email, pid, want string }{
 			{"", "ACo-kim", kim.Lead.ID}, {"kim@home.TEST", "", kim.Lead.ID}, {"nobody@x.test", "ACo-none", ""}, {"", "", ""},
 		} {
-			id, err := b.svc.MatchInbound(b.ctx, b.p.WorkspaceID, c.email, c.pid)
+			id, err := b.svc.MatchInbound(b.ctx, b.p.WorkspaceID, c.email, c.pid, "")
 			is.NoErr(err)
 			is.Equal(id, c.want)
 		}

@@ -74,12 +74,14 @@ func (s *Service) Unsubscribe(ctx context.Context, workspaceID, leadID, source s
 
 // MatchInbound returns the id of the workspace's lead that an inbound
 // message came from: by the provider's id of the person, then by its
-// work or personal email address; "" when no lead matches.
-func (s *Service) MatchInbound(ctx context.Context, workspaceID, email, providerID string) (string, error) {
+// work or personal email address, then by its public identifier (the
+// oldest lead that has it); "" when no lead matches.
+func (s *Service) MatchInbound(ctx context.Context, workspaceID, email, providerID, publicIdentifier string) (string, error) {
 	try := []struct {
 		key   matchKey
 		value string
-	}{{keyProviderID, providerID}, {keyEmailWork, email}, {keyEmailPersonal, email}}
+	}{{keyProviderID, providerID}, {keyEmailWork, email}, {keyEmailPersonal, email},
+		{keyPublicIdentifier, strings.ToLower(strings.Trim(strings.TrimSpace(publicIdentifier), "/"))}}
 	for _, t := range try {
 		if t.value == "" {
 			continue

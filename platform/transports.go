@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
@@ -21,6 +22,9 @@ type Outside struct {
 	Credentials senders.Credentials
 	// Seed seeds the sandbox network.
 	Seed int64
+	// HTTPClient makes the calls of the transports that call a provider's
+	// API (Unipile); nil: a client with a 30-second timeout.
+	HTTPClient *http.Client
 }
 
 // Transports returns every transport a server sends through: the sandbox
@@ -43,7 +47,8 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates).Shared(p.DB),
 		senders.TransportSMTP: email.New(email.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger,
 			PublicURL: o.PublicURL, Token: token}),
-		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger, Sink: p.Inbound}),
+		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger, Sink: p.Inbound,
+			Invitations: p.Senders, HTTPClient: o.HTTPClient}),
 	}
 }
 

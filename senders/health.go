@@ -39,6 +39,10 @@ const (
 	// dropped (a LinkedIn session ended, a checkpoint, a password
 	// changed): nothing is sent until its owner connects it again.
 	SignalAccountDisconnected = "account_disconnected"
+	// SignalAccountNotFound: the provider has no account under the id the
+	// sender's settings name (a typo, or the account was deleted there):
+	// nothing is sent until the settings name one it has.
+	SignalAccountNotFound = "account_not_found"
 	// SignalProviderRateLimited: the provider (or the API in front of it)
 	// refused calls for a while; it lasts until its retry hint, or
 	// ProviderRateLimitLapse without one.
@@ -51,13 +55,14 @@ const ProviderRateLimitLapse = time.Hour
 
 // Signals is every signal, for the documentation and the API's enums.
 var Signals = []string{SignalAuthFailed, SignalRestricted, SignalLimit, SignalConnectionFailed, SignalCredentialsMissing,
-	SignalAccountDisconnected, SignalProviderRateLimited}
+	SignalAccountDisconnected, SignalAccountNotFound, SignalProviderRateLimited}
 
 // TransportSignals are the signals a transport reports when it cannot use
 // a sender's account: the sender waits for them under their own code
 // (why-not-sending shows it), and wakes when the transport reports the
 // account usable again.
-var TransportSignals = []string{SignalAuthFailed, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected}
+var TransportSignals = []string{SignalAuthFailed, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected,
+	SignalAccountNotFound}
 
 // Health rules on the sender's own numbers.
 const (
@@ -101,7 +106,7 @@ func stateOf(reasons []HealthReason) Health {
 	state := Healthy
 	for _, r := range reasons {
 		switch r.Code {
-		case SignalAuthFailed, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected:
+		case SignalAuthFailed, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected, SignalAccountNotFound:
 			return Disconnected
 		case SignalRestricted:
 			state = Restricted
@@ -132,7 +137,7 @@ func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message 
 			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
 		})
 		switch signal {
-		case SignalAuthFailed, SignalRestricted, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected:
+		case SignalAuthFailed, SignalRestricted, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected, SignalAccountNotFound:
 			reasons = append(reasons, HealthReason{Code: signal, Message: message})
 		case SignalLimit, SignalProviderRateLimited:
 			if !until.After(now) {
@@ -269,10 +274,34 @@ func (svc *Service) health(ctx context.Context, s *Sender) (*HealthView, error) 
 }
 
 // RecordInvite records that s sent lead an invitation at the time of the
-// clock, inside the transaction ctx carries.
-func (svc *Service) RecordInvite(ctx context.Context, s *Sender, leadID string, withNote bool) error {
+// clock, inside the transaction ctx carries, with the provider's ids of
+// the invitation and of the person when the transport reported them (""
+// when not).
+func (svc *Service) RecordInvite(ctx context.Context, s *Sender, leadID string, withNote bool, invitation, memberID string) error {
 	return svc.store.InsertInvitation(ctx, &Invitation{ID: apikit.NewID(), WorkspaceID: s.WorkspaceID, SenderID: s.ID,
-		LeadID: leadID, WithNote: withNote, SentAt: db.Now(ctx, svc.clock)})
+		LeadID: leadID, WithNote: withNote, SentAt: db.Now(ctx, svc.clock), ProviderID: nonEmpty(invitation), MemberID: nonEmpty(memberID)})
+}
+
+// PendingInvitations returns up to limit of s's invitations that are
+// neither accepted nor withdrawn, newest first: a transport's polling
+// compares them with the provider's list (senders.Invitations).
+func (svc *Service) PendingInvitations(ctx context.Context, senderID string, limit int) ([]SentInvitation, error) {
+	return svc.store.PendingInvitations(ctx, senderID, limit)
+}
+
+// InvitationLead returns the lead of s's invitation that the provider
+// calls invitation, or else of its invitation to the person memberID; ""
+// when s sent none. An acceptance that names no id a lead holds is
+// matched this way.
+func (svc *Service) InvitationLead(ctx context.Context, s *Sender, invitation, memberID string) (string, error) {
+	return svc.store.InvitationLead(ctx, s.ID, invitation, memberID)
+}
+
+func nonEmpty(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
 }
 
 // InviteAccepted marks s's pending invitation to lead accepted, and reports

@@ -315,7 +315,7 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 		ls := b.leads(t, 510)
 		// 60 invitations on day 0, 6 accepted: 10%.
 		for i := range 60 {
-			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false))
+			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false, "", ""))
 		}
 		b.clock.Advance(48 * time.Hour)
 		for i := range 6 {
@@ -337,7 +337,7 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 
 		// More than 500 pending is a warning of its own.
 		for i := 60; i < 510; i++ {
-			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false))
+			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false, "", ""))
 		}
 		is.NoErr(b.svc.Recheck(ctx, s))
 		is.Equal(len(s.HealthReasons), 2)
@@ -371,8 +371,8 @@ func TestRecheckAllJudgesEachSender(t *testing.T) {
 		ls := b.leads(t, 60)
 		// anna: 60 invitations, 6 accepted; ben: 60, all accepted.
 		for i := range 60 {
-			is.NoErr(b.svc.RecordInvite(ctx, anna, ls[i].ID, false))
-			is.NoErr(b.svc.RecordInvite(ctx, ben, ls[i].ID, false))
+			is.NoErr(b.svc.RecordInvite(ctx, anna, ls[i].ID, false, "", ""))
+			is.NoErr(b.svc.RecordInvite(ctx, ben, ls[i].ID, false, "", ""))
 		}
 		b.clock.Advance(48 * time.Hour)
 		for i := range 60 {

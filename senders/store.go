@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -29,6 +30,8 @@ type Store interface {
 	Take(ctx context.Context, senderID, day, key string, limit int) (bool, error)
 	GiveBack(ctx context.Context, senderID, day, key string) error
 	InsertInvitation(ctx context.Context, inv *Invitation) error
+	PendingInvitations(ctx context.Context, senderID string, limit int) ([]SentInvitation, error)
+	InvitationLead(ctx context.Context, senderID, invitation, memberID string) (string, error)
 	AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (*time.Time, error)
 	InvitationStats(ctx context.Context, senderIDs []string, sentBefore time.Time, last int) (map[string]InvitationStats, error)
 	WithdrawStale(ctx context.Context, senderIDs []string, sentBefore, at time.Time) (map[string]int, error)
@@ -78,6 +81,11 @@ type Invitation struct {
 	SentAt      time.Time  `bun:"sent_at"`
 	AcceptedAt  *time.Time `bun:"accepted_at"`
 	WithdrawnAt *time.Time `bun:"withdrawn_at"`
+	// ProviderID is the provider's id of the invitation; MemberID its id
+	// of the person invited. Either may be nil (an older invitation, a
+	// transport that reports neither).
+	ProviderID *string `bun:"provider_id"`
+	MemberID   *string `bun:"member_id"`
 }
 
 // BunStore is the Store on bun, for both engines.
@@ -163,8 +171,45 @@ func (b *BunStore) GiveBack(ctx context.Context, senderID, day, key string) erro
 func (b *BunStore) InsertInvitation(ctx context.Context, inv *Invitation) error {
 	_, err := b.db.IDB(ctx).NewInsert().Model(inv).
 		On("CONFLICT (sender_id, lead_id) DO UPDATE").
-		Set("sent_at = EXCLUDED.sent_at, with_note = EXCLUDED.with_note, accepted_at = NULL, withdrawn_at = NULL").Exec(ctx)
+		Set("sent_at = EXCLUDED.sent_at, with_note = EXCLUDED.with_note, accepted_at = NULL, withdrawn_at = NULL, "+
+			"provider_id = EXCLUDED.provider_id, member_id = EXCLUDED.member_id").Exec(ctx)
 	return err
+}
+
+// PendingInvitations returns up to limit of the sender's invitations that
+// are neither accepted nor withdrawn, newest first, through the index of
+// pending invitations.
+func (b *BunStore) PendingInvitations(ctx context.Context, senderID string, limit int) ([]SentInvitation, error) {
+	var rows []Invitation
+	err := b.db.IDB(ctx).NewSelect().Model(&rows).Column("lead_id", "provider_id", "member_id", "sent_at").
+		Where("sender_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID).
+		OrderExpr("sent_at DESC").Limit(int64(limit)).Scan(ctx)
+	out := make([]SentInvitation, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, SentInvitation{LeadID: r.LeadID, Invitation: apikit.Deref(r.ProviderID), MemberID: apikit.Deref(r.MemberID), SentAt: r.SentAt})
+	}
+	return out, err
+}
+
+// InvitationLead returns the lead of the sender's invitation with the
+// provider's id invitation, or else to the person memberID; "" when it
+// sent none. Each is read through its own index.
+func (b *BunStore) InvitationLead(ctx context.Context, senderID, invitation, memberID string) (string, error) {
+	for _, by := range []struct{ col, v string }{{"provider_id", invitation}, {"member_id", memberID}} {
+		if by.v == "" {
+			continue
+		}
+		var lead string
+		err := b.db.IDB(ctx).NewSelect().Model((*Invitation)(nil)).Column("lead_id").
+			Where("sender_id = ? AND ? = ?", senderID, bun.Ident(by.col), by.v).OrderExpr("sent_at DESC").Limit(1).Scan(ctx, &lead)
+		if err == nil {
+			return lead, nil
+		}
+		if !db.IsNoRows(err) {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // AcceptInvitation marks the sender's pending invitation to the lead

@@ -65,6 +65,21 @@ type Result struct {
 	At                time.Time
 	// Profile is what a profile view found (enrichment).
 	Profile map[string]any
+	// Member is the person the action reached, when the transport had to
+	// resolve the lead to do it (a LinkedIn member looked up by a public
+	// identifier): the lead keeps it, so that what the provider later
+	// reports about that person (an acceptance, a reply) finds the lead.
+	Member *Member
+	// Invitation is the provider's id of an invitation sent ("" for other
+	// actions): an acceptance or a poll that names it finds the lead.
+	Invitation string
+}
+
+// Member is a person as a provider knows them: its own id for them, and
+// the public identifier beside it (LinkedIn's linkedin.com/in/<name>).
+type Member struct {
+	ProviderID       string
+	PublicIdentifier string
 }
 
 // ErrorKind says how the runner treats a failed action.
@@ -74,7 +89,8 @@ type ErrorKind string
 const (
 	// Transient: try again later (timeouts, provider hiccups).
 	Transient ErrorKind = "transient"
-	// Permanent: this action for this lead cannot succeed.
+	// Permanent: this action for this lead cannot succeed. It concerns
+	// the lead alone: the sender goes on with everyone else.
 	Permanent ErrorKind = "permanent"
 	// SenderLevel: the sender's account is in trouble; Signal says how.
 	SenderLevel ErrorKind = "sender"
@@ -96,6 +112,9 @@ type TransportError struct {
 	// Retry-After): a transient error waits at least that long, and a
 	// rate-limit signal lasts that long.
 	RetryAfter time.Duration
+	// Member is the person the transport resolved before the refusal
+	// (the lead keeps it, as with Result.Member), or nil.
+	Member *Member
 }
 
 func (e *TransportError) Error() string {
@@ -152,6 +171,50 @@ type Match struct {
 	Email string `json:",omitempty"`
 	// ProviderID is the provider's id of the person (LinkedIn).
 	ProviderID string `json:",omitempty"`
+	// PublicIdentifier is the person's public identifier (LinkedIn's
+	// linkedin.com/in/<name>), tried after the provider id.
+	PublicIdentifier string `json:",omitempty"`
+	// Invitation is the provider's id of the invitation the report is
+	// about (an acceptance): leadline's own sent invitation names the lead.
+	Invitation string `json:",omitempty"`
+	// Conversation is the provider's id of the conversation a reply came
+	// in (a LinkedIn chat): the lead of leadline's own messages in it.
+	Conversation string `json:",omitempty"`
+}
+
+// ConversationPrefix is how the provider message ids of a conversation's
+// messages start: the conversation's id and a slash, followed by the
+// message's own id.
+func ConversationPrefix(conversation string) string { return conversation + "/" }
+
+// Member returns the person m names, or nil when it names none.
+func (m *Match) Member() *Member {
+	if m == nil || m.ProviderID == "" {
+		return nil
+	}
+	return &Member{ProviderID: m.ProviderID, PublicIdentifier: m.PublicIdentifier}
+}
+
+// SentInvitation is an invitation a sender sent that is neither accepted
+// nor withdrawn, as leadline recorded it.
+type SentInvitation struct {
+	LeadID string
+	// Invitation is the provider's id of the invitation ("" for one sent
+	// before leadline kept it).
+	Invitation string
+	// MemberID is the provider's id of the person invited ("" when the
+	// transport did not report it).
+	MemberID string
+	SentAt   time.Time
+}
+
+// Invitations gives a transport the invitations its senders have pending:
+// polling compares them with the provider's own list to learn of
+// acceptances the provider reports no other way.
+type Invitations interface {
+	// PendingInvitations returns up to limit of s's pending invitations,
+	// newest first. Returns only the database's errors.
+	PendingInvitations(ctx context.Context, senderID string, limit int) ([]SentInvitation, error)
 }
 
 // InboundSink takes what a transport learns in the background (a mailbox
@@ -199,6 +262,18 @@ func (s *Sender) StoppedByTransport() bool {
 		}
 	}
 	return false
+}
+
+// RateLimitedUntil returns when the provider's rate limit on s lapses, and
+// true while it holds at now: nothing is tried against the account until
+// then, whichever lead it is for.
+func (s *Sender) RateLimitedUntil(now time.Time) (time.Time, bool) {
+	for _, r := range s.HealthReasons {
+		if r.Code == SignalProviderRateLimited && r.Until != nil && r.Until.After(now) {
+			return *r.Until, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Checker is a transport that can say, step by step, what works for a

@@ -1,15 +1,18 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/transports/unipile"
 )
 
@@ -36,9 +39,11 @@ func (s *Server) registerUnipile() {
 	s.api.OpenAPI().AddOperation(&huma.Operation{
 		OperationID: "receive-unipile-webhook", Method: http.MethodPost, Path: "/inbound/unipile",
 		Tags: []string{"Senders"}, Summary: "Receive Unipile's webhook",
-		Description: "Point Unipile's webhook endpoint (events `message.new`, `relation.request.accept`, `account.status.disconnected`, " +
-			"`account.status.running`) here. No API key: the event's `account_id` names the unipile sender, and the signature over the body, " +
-			"checked with that sender's webhook secret, is the credential. What the event reports is queued in the request, once per " +
+		Description: "Point Unipile's webhook endpoint (events `message.new`, `relation.request.accept` or `relation.new`, " +
+			"`account.status.disconnected`, `account.status.errored`, `account.status.running`) here. No API key: the signature over the body, " +
+			"checked with a unipile sender's webhook secret before anything else is read, is the credential, and the event's `account_id` " +
+			"names the sender. Every request no secret verifies gets the same 401, naming nothing. A verified event for an account no sender " +
+			"has is acknowledged (200, nothing queued) and logged. What the event reports is queued in the request, once per " +
 			"message, relation or status change, and recorded by a worker.",
 		Security: []map[string][]string{{"unipileSignature": {}}},
 		Parameters: []*huma.Param{{Name: unipile.SignatureHeader, In: "header", Description: "Unipile's `t=…,v0=…` signature.",
@@ -48,59 +53,60 @@ func (s *Server) registerUnipile() {
 		Responses: map[string]*huma.Response{
 			"200": {Description: "Received.", Content: map[string]*huma.MediaType{"application/json": {
 				Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[unipileReceived](), true, "")}}},
-			"401": errorResponse("E_UNAUTHORIZED: unsigned, signed with another secret, or signed more than 5 minutes from now; nothing is recorded."),
+			"401": errorResponse("E_UNAUTHORIZED, the same answer for every cause: unsigned, signed with a secret no unipile sender holds, signed more than 5 minutes from now, or a body over 1 MiB; nothing is recorded."),
 			"402": errorResponse("E_PLAN_SUSPENDED: the sender's workspace is suspended; nothing is recorded."),
-			"404": errorResponse("E_NOT_FOUND: no unipile sender has the event's account_id."),
-			"422": errorResponse("E_PAYLOAD_INVALID: a body over 1 MiB or one that is not a Unipile event."),
+			"422": errorResponse("E_PAYLOAD_INVALID: a verified body that is not a Unipile event, or one whose values no lead can hold (an id over 200 characters or with a control character, text with NUL or invalid UTF-8)."),
 			"500": errorResponse("E_INTERNAL: the event could not be queued; Unipile retries."),
 		},
 	})
 }
 
 // inboundUnipile takes Unipile's webhook: POST /inbound/unipile. The
-// event names its account; the unipile sender with that account_id gives
-// the secret (through its webhook_secret_env) the signature is checked
-// with. Nothing is queued before the signature holds.
+// signature is checked before anything else is read of the body: with
+// the secret of the sender whose account the event names, else with each
+// other unipile sender's (an endpoint's secret may serve accounts leadline
+// does not know). Every request that no secret verifies gets the same
+// answer, which names no sender, account or workspace. A verified event
+// for an account no sender has is acknowledged, so that Unipile stops
+// sending it, and logged.
 func (s *Server) inboundUnipile(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxUnipileBody+1))
 	if err != nil || len(body) > maxUnipileBody {
-		writeEnvelope(w, fromAPI(apikit.Invalid("The body could not be read or is over 1 MiB.", "Send Unipile's webhook as it is.")))
+		s.unverified(w, "the body could not be read or is over 1 MiB")
 		return
 	}
-	accountID, reports, err := unipile.ParseWebhook(body)
-	if err != nil {
-		writeEnvelope(w, fromAPI(apikit.Invalid("The body is not a Unipile event (id, created_at, account_id, type, payload).",
-			"Point a Unipile webhook endpoint here and send its body as it is.")))
-		return
-	}
-	ctx := r.Context()
-	snd, err := s.senders.SenderByUnipileAccount(ctx, accountID)
-	if apikit.ErrorCode(err) == apikit.ENotFound {
-		writeNotFound(w, "Unipile account "+accountID, "Name the account in a unipile sender's settings (unipile: account_id) and apply the setup file.")
-		return
-	}
+	snd, verified, err := s.unipileSigner(ctx, r.Header, body)
 	if err != nil {
 		s.logger.Error("unipile: inbound", "error", err)
 		writeEnvelope(w, fromAPI(apikit.Errorf(apikit.EInternal, "Try again; Unipile retries on its own.", "The event could not be recorded.")))
 		return
 	}
-	secret := ""
-	if name := snd.Settings.Unipile.WebhookSecretEnv; name != "" {
-		secret, _ = s.credentials.Secret(ctx, snd, name)
+	if !verified {
+		s.unverified(w, "no unipile sender's webhook secret verifies its signature")
+		return
 	}
-	if err := unipile.VerifyWebhook(secret, r.Header, body, s.clock.Now()); err != nil {
-		remedy := "Check that the sender's webhook_secret_env holds the secret Unipile shows for the webhook endpoint, and that this server's clock is right."
-		if errors.Is(err, unipile.ErrNoSecret) {
-			remedy = "Set webhook_secret_env in the sender's unipile settings, and that variable to the webhook endpoint's secret, then restart."
+	accountID, reports, err := unipile.ParseWebhook(body)
+	if err != nil {
+		detail := "The body is not a Unipile event (id, created_at, account_id, type, payload)."
+		if errors.Is(err, unipile.ErrInvalidEvent) {
+			detail = "The event holds a value leadline cannot keep: an id over 200 characters or with a control character, or text with a NUL character or invalid UTF-8."
 		}
-		writeEnvelope(w, fromAPI(apikit.Errorf(apikit.EUnauthorized, remedy, "The Unipile webhook for sender %s could not be verified: %s.", snd.Name, reason(err))))
+		writeEnvelope(w, fromAPI(apikit.Invalid(detail, "Point a Unipile webhook endpoint here and send its body as it is.")))
+		return
+	}
+	var out unipileReceived
+	if snd == nil || snd.Settings.Unipile.AccountID != accountID {
+		// Signed with a secret leadline holds, about an account no sender
+		// with that secret has: acknowledged, so that it is not retried.
+		s.logger.Warn("unipile: a verified event for an account no sender has", "account_id", accountID)
+		writeUnipileReceived(w, out)
 		return
 	}
 	if ws, err := s.workspaces.WorkspaceByID(ctx, snd.WorkspaceID); err == nil && ws.Suspended {
 		writeEnvelope(w, fromAPI(apikit.PlanSuspended()))
 		return
 	}
-	var out unipileReceived
 	out.Data.Reports = len(reports)
 	for _, in := range reports {
 		in.SenderID = snd.ID
@@ -114,19 +120,75 @@ func (s *Server) inboundUnipile(w http.ResponseWriter, r *http.Request) {
 			out.Data.Queued++
 		}
 	}
+	writeUnipileReceived(w, out)
+}
+
+func writeUnipileReceived(w http.ResponseWriter, out unipileReceived) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(out)
 }
 
-// reason says why a signature failed, without the signature.
-func reason(err error) string {
-	switch {
-	case errors.Is(err, unipile.ErrUnsigned):
-		return "it carries no " + unipile.SignatureHeader + " header"
-	case errors.Is(err, unipile.ErrStale):
-		return "it was signed more than 5 minutes from now"
-	case errors.Is(err, unipile.ErrNoSecret):
-		return "no webhook secret is set for it"
+// unverified answers a webhook no secret verifies: one answer for every
+// reason, naming nothing leadline holds; the reason goes to the log.
+func (s *Server) unverified(w http.ResponseWriter, why string) {
+	s.logger.Info("unipile: webhook refused", "reason", why)
+	writeEnvelope(w, fromAPI(apikit.Errorf(apikit.EUnauthorized,
+		"Point a Unipile webhook endpoint here, set a unipile sender's webhook_secret_env to that endpoint's secret and restart; check that this server's clock is right.",
+		"The webhook could not be verified.")))
+}
+
+// unipileSigner returns the unipile sender whose webhook secret verifies
+// the body's signature: first the sender of the account the body claims,
+// then, once per distinct secret, every other. verified is false when
+// none does. The body is read for its claim alone, never trusted before
+// the signature holds.
+func (s *Server) unipileSigner(ctx context.Context, h http.Header, body []byte) (*senders.Sender, bool, error) {
+	ss, err := s.senders.UnipileSenders(ctx)
+	if err != nil {
+		return nil, false, err
 	}
-	return "the signature does not match"
+	var claim struct {
+		AccountID string `json:"account_id"`
+	}
+	_ = json.Unmarshal(body, &claim)
+	slices.SortStableFunc(ss, func(a, b *senders.Sender) int {
+		return cmpBool(a.Settings.Unipile.AccountID == claim.AccountID, b.Settings.Unipile.AccountID == claim.AccountID)
+	})
+	now := s.clock.Now()
+	tried := map[string]bool{}
+	for _, snd := range ss {
+		name := snd.Settings.Unipile.WebhookSecretEnv
+		if name == "" {
+			continue
+		}
+		secret, err := s.credentials.Secret(ctx, snd, name)
+		if err != nil || secret == "" || tried[secret] {
+			continue
+		}
+		tried[secret] = true
+		if unipile.VerifyWebhook(secret, h, body, now) != nil {
+			continue
+		}
+		// The sender of the account, if one with this secret has it.
+		for _, o := range ss {
+			if o.Settings.Unipile.AccountID == claim.AccountID && o.Settings.Unipile.WebhookSecretEnv != "" {
+				if sec, err := s.credentials.Secret(ctx, o, o.Settings.Unipile.WebhookSecretEnv); err == nil && sec == secret {
+					return o, true, nil
+				}
+			}
+		}
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+// cmpBool orders true before false.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
 }

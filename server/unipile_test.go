@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,22 +53,51 @@ func TestInboundUnipile(t *testing.T) {
 		now := e.clock.Now()
 		msg := unipileEvent(t, "webhook_message_new.json")
 
-		// Unsigned, signed with another secret, stale: 401, nothing queued.
-		assertEnvelope(t, post(msg, ""), 401, "E_UNAUTHORIZED")
-		assertEnvelope(t, post(msg, unipile.Sign("another", []byte(msg), now)), 401, "E_UNAUTHORIZED")
-		assertEnvelope(t, post(msg, unipile.Sign("whsec-test", []byte(msg), now.Add(-10*time.Minute))), 401, "E_UNAUTHORIZED")
-		assertEnvelope(t, post(msg+" ", unipile.Sign("whsec-test", []byte(msg), now)), 401, "E_UNAUTHORIZED") // body changed
-		// A sender without a webhook secret takes no webhook.
+		// Unsigned, signed with another secret, stale, a body changed, a
+		// sender without a secret, an account nobody has, a body over
+		// 1 MiB: one answer for all, naming nothing; nothing queued.
 		bare := `{"id":"e1","created_at":"2026-11-02T09:15:00Z","account_id":"acc_bare","type":"account.status.running","payload":{}}`
-		assertEnvelope(t, post(bare, unipile.Sign("", []byte(bare), now)), 401, "E_UNAUTHORIZED")
-		// An account no sender has; a body that is no event.
+		big := `{"account_id":"acc_ann","pad":"` + strings.Repeat("x", 1<<20) + `"}`
+		first := post(msg, "")
+		assertEnvelope(t, first, 401, "E_UNAUTHORIZED")
+		for _, r := range []*resp{
+			post(msg, unipile.Sign("another", []byte(msg), now)),
+			post(msg, unipile.Sign("whsec-test", []byte(msg), now.Add(-10*time.Minute))),
+			post(msg+" ", unipile.Sign("whsec-test", []byte(msg), now)),
+			post(bare, unipile.Sign("", []byte(bare), now)),
+			post(big, unipile.Sign("whsec-test", []byte(big), now)),
+			post("[]", "t=1,v0=00"),
+		} {
+			is.Equal(r.Status, first.Status)
+			is.Equal(r.Body["error"].(map[string]any)["message"], first.Body["error"].(map[string]any)["message"])
+			is.Equal(r.Body["error"].(map[string]any)["remedy"], first.Body["error"].(map[string]any)["remedy"])
+			is.Equal(len(r.Body["error"].(map[string]any)), len(first.Body["error"].(map[string]any)))
+		}
+		for _, name := range []string{"max-li", "acc_ann", "acme", "whsec", "LEADLINE_TEST"} {
+			is.True(!strings.Contains(string(first.Raw), name))
+		}
+		// Verified, about an account no sender has: acknowledged, so that
+		// Unipile stops sending it.
 		other := `{"id":"e2","created_at":"2026-11-02T09:15:00Z","account_id":"acc_other","type":"message.new","payload":{}}`
-		assertEnvelope(t, post(other, unipile.Sign("whsec-test", []byte(other), now)), 404, "E_NOT_FOUND")
+		r := post(other, unipile.Sign("whsec-test", []byte(other), now))
+		is.Equal(r.Status, 200)
+		is.Equal(r.data()["queued"], 0.0)
+		// Verified, but no event, or values no lead can hold: 422.
 		assertEnvelope(t, post("[]", unipile.Sign("whsec-test", []byte("[]"), now)), 422, "E_PAYLOAD_INVALID")
+		for _, bad := range []string{
+			strings.Replace(msg, `"sender_id": "ACo`, `"sender_id": "\u0000ACo`, 1),
+			strings.Replace(msg, `"chat_id": "chat-ann-1"`, `"chat_id": "chat\nann"`, 1),
+			strings.Replace(msg, `"id": "msg-ann-3"`, `"id": "`+strings.Repeat("m", 201)+`"`, 1),
+			strings.Replace(msg, `"text": "Thanks`, `"text": "\u0000Thanks`, 1),
+			strings.Replace(msg, `"account_id": "acc_ann"`, `"account_id": "acc_ann\u0000"`, 1),
+		} {
+			is.True(bad != msg)
+			assertEnvelope(t, post(bad, unipile.Sign("whsec-test", []byte(bad), now)), 422, "E_PAYLOAD_INVALID")
+		}
 		is.Equal(queued(), 0)
 
 		// Signed: queued once, however often Unipile delivers it.
-		r := post(msg, unipile.Sign("whsec-test", []byte(msg), now))
+		r = post(msg, unipile.Sign("whsec-test", []byte(msg), now))
 		is.Equal(r.Status, 200)
 		is.Equal(r.data()["reports"], 1.0)
 		is.Equal(r.data()["queued"], 1.0)

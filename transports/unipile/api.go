@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/leadline/leadline/senders"
 )
 
 // The shapes of Unipile's v2 requests and answers that leadline uses,
@@ -17,12 +19,12 @@ type invitation struct {
 
 // relationRequest is a RelationRequest object (also a follow's answer).
 type relationRequest struct {
-	Object    string    `json:"object"`
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	User      user      `json:"user"`
-	CreatedAt time.Time `json:"created_at"`
-	Message   string    `json:"message"`
+	Object    string  `json:"object"`
+	ID        string  `json:"id"`
+	Type      string  `json:"type"`
+	User      user    `json:"user"`
+	CreatedAt optTime `json:"created_at"`
+	Message   string  `json:"message"`
 }
 
 // user is a provider's user as lists and events carry it.
@@ -35,9 +37,9 @@ type user struct {
 
 // relation is one of "List Relations of a User".
 type relation struct {
-	ID        string    `json:"id"`
-	User      user      `json:"user"`
-	CreatedAt time.Time `json:"created_at"`
+	ID        string  `json:"id"`
+	User      user    `json:"user"`
+	CreatedAt optTime `json:"created_at"`
 }
 
 // list is a page of a list method.
@@ -97,6 +99,11 @@ func (p *userProfile) fields() map[string]any {
 		out["premium"] = *v
 	}
 	return out
+}
+
+// member is the person the profile describes.
+func (p *userProfile) member() *senders.Member {
+	return &senders.Member{ProviderID: p.ID, PublicIdentifier: strings.ToLower(p.PublicIdentifier)}
 }
 
 // startChat is the body of "Start a Chat from Inbox".
@@ -166,14 +173,14 @@ func (v ids) first() string {
 // message is a Message object, of "List all Chat Messages" and of the
 // message.new event.
 type message struct {
-	Object    string    `json:"object"`
-	ID        string    `json:"id"`
-	ChatID    string    `json:"chat_id"`
-	SenderID  string    `json:"sender_id"`
-	Text      string    `json:"text"`
-	Timestamp time.Time `json:"timestamp"`
-	IsSender  bool      `json:"is_sender"`
-	IsEvent   bool      `json:"is_event"`
+	Object    string  `json:"object"`
+	ID        string  `json:"id"`
+	ChatID    string  `json:"chat_id"`
+	SenderID  string  `json:"sender_id"`
+	Text      string  `json:"text"`
+	Timestamp optTime `json:"timestamp"`
+	IsSender  bool    `json:"is_sender"`
+	IsEvent   bool    `json:"is_event"`
 	Specifics struct {
 		Subject string `json:"subject"`
 	} `json:"specifics"`
@@ -188,11 +195,11 @@ type userChats struct {
 
 // chat is one of "List all Chats" (newest last message first).
 type chat struct {
-	Object        string    `json:"object"`
-	ID            string    `json:"id"`
-	UserID        string    `json:"user_id"`
-	UpdatedAt     time.Time `json:"updated_at"`
-	LastMessageAt time.Time `json:"last_message_timestamp"`
+	Object        string  `json:"object"`
+	ID            string  `json:"id"`
+	UserID        string  `json:"user_id"`
+	UpdatedAt     optTime `json:"updated_at"`
+	LastMessageAt optTime `json:"last_message_timestamp"`
 }
 
 // accountInfo is "Get an Account"'s answer.
@@ -200,4 +207,26 @@ type accountInfo struct {
 	Object string `json:"object"`
 	ID     string `json:"id"`
 	Status string `json:"status"`
+}
+
+// optTime is one of Unipile's optional times: absent, null or "" is the
+// zero time, so that a list with one such item still reads whole.
+type optTime struct{ time.Time }
+
+// UnmarshalJSON reads an RFC 3339 time, null or "".
+func (t *optTime) UnmarshalJSON(b []byte) error {
+	var v *string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if v == nil || strings.TrimSpace(*v) == "" {
+		t.Time = time.Time{}
+		return nil
+	}
+	p, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*v))
+	if err != nil {
+		return err
+	}
+	t.Time = p
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/leadline/leadline/senders"
@@ -62,7 +64,12 @@ func (t *Transport) Probe(ctx context.Context, s *senders.Sender) error {
 	if err := statusError(s, info.Status); err != nil {
 		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAccountDisconnected, Signal: senders.SignalAccountDisconnected, Message: err.Error()}
 	}
-	return nil
+	// Unipile may list an account running whose LinkedIn session it has
+	// not yet found ended: one read through the session (the newest
+	// relation) proves it, so that a recovery is not undone by the next
+	// action, hour after hour.
+	var rels list[relation]
+	return t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relations"), url.Values{"limit": {"1"}}, nil, &rels)
 }
 
 // statusError says what an account's status other than running means and
@@ -87,7 +94,7 @@ func accountProblem(s *senders.Sender, err error) string {
 	switch {
 	case !ok:
 		return "Unipile did not answer: " + err.Error() + "; check base_url and the network"
-	case te.Code == CodeProfileNotFound:
+	case te.Code == CodeAccountNotFound:
 		return fmt.Sprintf("Unipile has no account %s under this API key: check account_id (acc_…) in Unipile's v2 dashboard", s.Settings.Unipile.AccountID)
 	}
 	return te.Message

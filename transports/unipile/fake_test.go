@@ -30,6 +30,7 @@ type answer struct {
 	file   string
 	header map[string]string
 	hangUp bool // close the connection without answering
+	body   string
 }
 
 // fakeUnipile is an httptest server that answers as Unipile's v2 API is
@@ -48,18 +49,18 @@ type fakeUnipile struct {
 func newFake(t *testing.T) *fakeUnipile {
 	f := &fakeUnipile{t: t, mux: http.NewServeMux(), scripted: map[string][]answer{}}
 	routes := map[string]answer{
-		"GET /v2/{acc}/users/{id}":                          {200, "user_profile.json", nil, false},
-		"POST /v2/{acc}/users/visit-profile":                {200, "profile_visited.json", nil, false},
-		"POST /v2/{acc}/users/me/relation-requests":         {201, "relation_request.json", nil, false},
-		"GET /v2/{acc}/users/me/relation-requests":          {200, "relation_requests_sent.json", nil, false},
-		"GET /v2/{acc}/users/me/relations":                  {200, "relations.json", nil, false},
-		"POST /v2/{acc}/users/me/follow/{id}":               {200, "follow.json", nil, false},
-		"POST /v2/{acc}/inboxes/CLASSIC_PRIMARY/chats/send": {200, "chat_started.json", nil, false},
-		"POST /v2/{acc}/chats/{chat}/messages/send":         {200, "message_sent.json", nil, false},
-		"GET /v2/{acc}/chats/{chat}/messages":               {200, "messages.json", nil, false},
-		"GET /v2/{acc}/users/{id}/chat":                     {200, "user_chat.json", nil, false},
-		"GET /v2/acc_ann/chats":                             {200, "chats.json", nil, false},
-		"GET /v2/accounts/{acc}":                            {200, "account.json", nil, false},
+		"GET /v2/{acc}/users/{id}":                          {200, "user_profile.json", nil, false, ""},
+		"POST /v2/{acc}/users/visit-profile":                {200, "profile_visited.json", nil, false, ""},
+		"POST /v2/{acc}/users/me/relation-requests":         {201, "relation_request.json", nil, false, ""},
+		"GET /v2/{acc}/users/me/relation-requests":          {200, "relation_requests_sent.json", nil, false, ""},
+		"GET /v2/{acc}/users/me/relations":                  {200, "relations.json", nil, false, ""},
+		"POST /v2/{acc}/users/me/follow/{id}":               {200, "follow.json", nil, false, ""},
+		"POST /v2/{acc}/inboxes/CLASSIC_PRIMARY/chats/send": {200, "chat_started.json", nil, false, ""},
+		"POST /v2/{acc}/chats/{chat}/messages/send":         {200, "message_sent.json", nil, false, ""},
+		"GET /v2/{acc}/chats/{chat}/messages":               {200, "messages.json", nil, false, ""},
+		"GET /v2/{acc}/users/{id}/chat":                     {200, "user_chat.json", nil, false, ""},
+		"GET /v2/acc_ann/chats":                             {200, "chats.json", nil, false, ""},
+		"GET /v2/accounts/{acc}":                            {200, "account.json", nil, false, ""},
 	}
 	for pattern, a := range routes {
 		f.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
@@ -129,6 +130,9 @@ func (f *fakeUnipile) write(w http.ResponseWriter, a answer) {
 	w.WriteHeader(a.status)
 	if a.file != "" {
 		_, _ = w.Write(testdata(f.t, a.file))
+	}
+	if a.body != "" {
+		_, _ = w.Write([]byte(a.body))
 	}
 }
 

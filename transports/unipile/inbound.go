@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/senders"
 )
 
@@ -90,25 +92,42 @@ func Sign(secret string, body []byte, t time.Time) string {
 // event is the envelope of every webhook.
 type event struct {
 	ID        string          `json:"id"`
-	CreatedAt time.Time       `json:"created_at"`
+	CreatedAt optTime         `json:"created_at"`
 	AccountID string          `json:"account_id"`
 	Type      string          `json:"type"`
 	Payload   json.RawMessage `json:"payload"`
 }
 
-// The event types leadline takes.
+// The event types leadline takes. Unipile's SDKs have named an accepted
+// invitation both relation.request.accept and relation.new: both are
+// taken.
 const (
 	EventMessageNew          = "message.new"
 	EventRelationAccepted    = "relation.request.accept"
+	EventRelationNew         = "relation.new"
 	EventAccountDisconnected = "account.status.disconnected"
+	EventAccountErrored      = "account.status.errored"
 	EventAccountRunning      = "account.status.running"
 )
+
+// EventTypes are the event types a webhook endpoint should send.
+var EventTypes = []string{EventMessageNew, EventRelationAccepted, EventRelationNew, EventAccountDisconnected, EventAccountErrored, EventAccountRunning}
+
+// maxID bounds an id an event carries: what a lead's provider_id and
+// public_identifier can hold.
+const maxID = 200
+
+// ErrInvalidEvent is an event whose values no lead or message can hold:
+// an id over maxID characters or with a control character, text with a
+// NUL or invalid UTF-8.
+var ErrInvalidEvent = errors.New("unipile: the event holds a value leadline cannot keep")
 
 // ParseWebhook reads a webhook's body: the account it is about and what
 // it reports, without the sender (the caller knows it from the account).
 // A reply is a message.new someone else wrote; an acceptance a
-// relation.request.accept; a disconnected or running account a signal.
-// Other types report nothing.
+// relation.request.accept or relation.new; a disconnected, errored or
+// running account a signal. Other types report nothing. An event whose
+// values no lead can hold is ErrInvalidEvent.
 func ParseWebhook(body []byte) (accountID string, reports []senders.Inbound, err error) {
 	var ev event
 	if err := json.Unmarshal(body, &ev); err != nil {
@@ -117,45 +136,73 @@ func ParseWebhook(body []byte) (accountID string, reports []senders.Inbound, err
 	if ev.AccountID == "" || ev.Type == "" {
 		return "", nil, errors.New("unipile: the webhook names no account_id or type")
 	}
+	if !id(ev.AccountID) || !id(ev.Type) {
+		return "", nil, ErrInvalidEvent
+	}
 	switch ev.Type {
 	case EventMessageNew:
 		var m message
 		if err := json.Unmarshal(ev.Payload, &m); err != nil {
 			return "", nil, fmt.Errorf("unipile: message.new: %w", err)
 		}
-		if in, ok := reply(m, ev.CreatedAt); ok {
+		if !id(m.ID) || !id(m.ChatID) || !id(m.SenderID) || !apikit.Storable(m.Text) || !apikit.Storable(m.Specifics.Subject) {
+			return "", nil, ErrInvalidEvent
+		}
+		if in, ok := reply(m, ev.CreatedAt.Time); ok {
 			reports = append(reports, in)
 		}
-	case EventRelationAccepted:
+	case EventRelationAccepted, EventRelationNew:
 		var r relationRequest
 		if err := json.Unmarshal(ev.Payload, &r); err != nil {
-			return "", nil, fmt.Errorf("unipile: relation.request.accept: %w", err)
+			return "", nil, fmt.Errorf("unipile: %s: %w", ev.Type, err)
 		}
-		if r.User.ID != "" {
-			reports = append(reports, accepted(r.User, orTime(ev.CreatedAt, r.CreatedAt)))
+		if !id(r.ID) || !id(r.User.ID) || !id(r.User.PublicIdentifier) {
+			return "", nil, ErrInvalidEvent
 		}
-	case EventAccountDisconnected:
-		reports = append(reports, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalAccountDisconnected, At: ev.CreatedAt,
-			Message: "Unipile reports the LinkedIn account disconnected: its owner must reconnect it in Unipile."})
+		if r.User.ID != "" || r.User.PublicIdentifier != "" {
+			reports = append(reports, accepted(r.User, r.ID, orTime(ev.CreatedAt.Time, r.CreatedAt.Time)))
+		}
+	case EventAccountDisconnected, EventAccountErrored:
+		reports = append(reports, lost(ev.Type, ev.CreatedAt.Time))
 	case EventAccountRunning:
-		reports = append(reports, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalRecovered, At: ev.CreatedAt,
+		reports = append(reports, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalRecovered, At: ev.CreatedAt.Time,
 			Message: "Unipile reports the LinkedIn account running."})
 	}
 	return ev.AccountID, reports, nil
 }
 
-// reply is the report of a message someone else wrote.
+// id reports whether v can be kept as an id: at most maxID characters of
+// one line of text ("" included).
+func id(v string) bool {
+	return len(v) <= maxID && apikit.OneLine("", v) == nil && !strings.ContainsRune(v, 0)
+}
+
+// lost is the signal of an account Unipile cannot use: disconnected (the
+// session ended) or errored.
+func lost(status string, at time.Time) senders.Inbound {
+	msg := "Unipile reports the LinkedIn account disconnected: its owner must reconnect it in Unipile."
+	if strings.HasSuffix(status, "errored") {
+		msg = "Unipile reports an error on the LinkedIn account: see Unipile's dashboard, and reconnect the account if it asks."
+	}
+	return senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalAccountDisconnected, At: at, Message: msg}
+}
+
+// reply is the report of a message someone else wrote: matched by who
+// wrote it, then by the conversation leadline's own messages are in.
 func reply(m message, at time.Time) (senders.Inbound, bool) {
 	if m.IsSender || m.IsEvent || m.ID == "" || m.ChatID == "" {
 		return senders.Inbound{}, false
 	}
-	return senders.Inbound{Kind: senders.InboundReply, At: orTime(m.Timestamp, at), ProviderMessageID: messageID(m.ChatID, m.ID),
-		Subject: m.Specifics.Subject, Body: m.Text, Match: &senders.Match{ProviderID: m.SenderID}}, true
+	return senders.Inbound{Kind: senders.InboundReply, At: orTime(m.Timestamp.Time, at), ProviderMessageID: messageID(m.ChatID, m.ID),
+		Subject: m.Specifics.Subject, Body: m.Text, Match: &senders.Match{ProviderID: m.SenderID, Conversation: m.ChatID}}, true
 }
 
-// accepted is the report of a new relation.
-func accepted(u user, at time.Time) senders.Inbound {
-	return senders.Inbound{Kind: senders.InboundAccepted, At: at, Match: &senders.Match{ProviderID: u.ID}}
+// accepted is the report of a new relation: matched by the member's
+// provider id, then its public identifier, then leadline's own sent
+// invitation.
+func accepted(u user, invitation string, at time.Time) senders.Inbound {
+	return senders.Inbound{Kind: senders.InboundAccepted, At: at, Match: &senders.Match{ProviderID: u.ID,
+		PublicIdentifier: strings.ToLower(u.PublicIdentifier), Invitation: invitation}}
 }
 
 // Dedupe is the inbound queue's dedupe key of a report about accountID:
@@ -167,7 +214,7 @@ func Dedupe(accountID string, in senders.Inbound) string {
 		return accountID + "/message/" + in.ProviderMessageID
 	case senders.InboundAccepted:
 		if in.Match != nil {
-			return accountID + "/relation/" + in.Match.ProviderID
+			return accountID + "/relation/" + firstOf(in.Match.ProviderID, in.Match.PublicIdentifier, in.Match.Invitation)
 		}
 	}
 	return accountID + "/" + in.Kind + "/" + in.Signal + "/" + in.At.UTC().Format(time.RFC3339Nano)
@@ -206,10 +253,9 @@ func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inb
 		}
 		if status != "" && status != a.status {
 			switch {
-			case status == "disconnected":
-				got = append(got, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalAccountDisconnected, At: until,
-					Message: "Unipile reports the LinkedIn account disconnected: its owner must reconnect it in Unipile."})
-			case status == "running" && a.status == "disconnected":
+			case status == "disconnected" || status == "errored":
+				got = append(got, lost(status, until))
+			case status == "running" && (a.status == "disconnected" || a.status == "errored"):
 				got = append(got, senders.Inbound{Kind: senders.InboundSignal, Signal: senders.SignalRecovered, At: until,
 					Message: "Unipile reports the LinkedIn account running."})
 			}
@@ -245,15 +291,9 @@ func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until ti
 		}
 		return nil, "", err
 	}
-	var out []senders.Inbound
-	var rels list[relation]
-	if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relations"), url.Values{"limit": {"100"}}, nil, &rels); err != nil {
+	out, err := t.acceptances(ctx, s, since, until)
+	if err != nil {
 		return out, info.Status, err
-	}
-	for _, r := range rels.Data {
-		if r.User.ID != "" && r.CreatedAt.After(since) && !r.CreatedAt.After(until) {
-			out = append(out, accepted(r.User, r.CreatedAt))
-		}
 	}
 	chats, err := t.activeChats(ctx, s, since)
 	if err != nil {
@@ -278,6 +318,112 @@ func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until ti
 	return out, info.Status, nil
 }
 
+// maxProfileChecks bounds the profiles one poll reads to confirm that a
+// member whose invitation left the pending list is now a connection.
+const maxProfileChecks = 10
+
+// firstDegree are the network distances of a connection.
+var firstDegree = []string{"FIRST_DEGREE", "DISTANCE_1"}
+
+// acceptances returns the invitations accepted as far as one poll can
+// tell. The account's newest relations that came between since and until
+// are reported as webhooks would; and, without relying on a relation's
+// optional created_at, every invitation leadline sent that is no longer
+// among the account's pending ones is accepted when its member is in the
+// relations read or, read one by one, is now a first-degree connection
+// (an invitation withdrawn or expired leaves the list too).
+func (t *Transport) acceptances(ctx context.Context, s *senders.Sender, since, until time.Time) ([]senders.Inbound, error) {
+	var out []senders.Inbound
+	var rels list[relation]
+	if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relations"), url.Values{"limit": {strconv.Itoa(pageSize)}}, nil, &rels); err != nil {
+		return out, err
+	}
+	connected := map[string]bool{}
+	for _, r := range rels.Data {
+		connected[r.User.ID] = true
+		if r.User.ID != "" && r.CreatedAt.After(since) && !r.CreatedAt.After(until) {
+			out = append(out, accepted(r.User, "", r.CreatedAt.Time))
+		}
+	}
+	if t.cfg.Invitations == nil {
+		return out, nil
+	}
+	ours, err := t.cfg.Invitations.PendingInvitations(ctx, s.ID, 10*pageSize)
+	if err != nil || len(ours) == 0 {
+		return out, err
+	}
+	// leadline's list is read before Unipile's: an invitation in it was
+	// sent before Unipile's list was read, so it is in that list unless it
+	// left it.
+	pending, whole, err := t.pendingSent(ctx, s)
+	if err != nil || !whole {
+		return out, err
+	}
+	checks := 0
+	for _, inv := range ours {
+		if inv.MemberID == "" || pending[inv.MemberID] || (inv.Invitation != "" && pending[inv.Invitation]) {
+			continue
+		}
+		ok := connected[inv.MemberID]
+		if !ok && checks < maxProfileChecks {
+			checks++
+			var p userProfile
+			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", inv.MemberID), nil, nil, &p); err != nil {
+				if _, refused := senders.AsTransportError(err); refused {
+					continue // the member cannot be read: nothing to tell
+				}
+				return out, err
+			}
+			ok = slices.Contains(firstDegree, strings.ToUpper(p.Specifics.NetworkDistance))
+		}
+		if ok {
+			in := accepted(user{ID: inv.MemberID}, inv.Invitation, until)
+			in.LeadID = inv.LeadID
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// pendingSent returns the ids of the account's pending sent invitations
+// and of the members they went to; whole is false when the list was
+// longer than a poll reads.
+func (t *Transport) pendingSent(ctx context.Context, s *senders.Sender) (map[string]bool, bool, error) {
+	out := map[string]bool{}
+	whole, err := t.eachSent(ctx, s, func(r relationRequest) bool {
+		out[r.ID], out[r.User.ID] = true, true
+		return true
+	})
+	return out, whole, err
+}
+
+// eachSent calls fn with the account's pending sent invitations, newest
+// first, page by page (Unipile pages this list by offset), until fn
+// answers false or maxSentPages were read; whole reports that the list
+// was read to its end.
+func (t *Transport) eachSent(ctx context.Context, s *senders.Sender, fn func(relationRequest) bool) (whole bool, err error) {
+	q := url.Values{"type": {"sent"}, "limit": {strconv.Itoa(pageSize)}}
+	for p := range maxSentPages {
+		q.Set("offset", strconv.Itoa(p*pageSize))
+		var page list[relationRequest]
+		if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relation-requests"), q, nil, &page); err != nil {
+			return false, err
+		}
+		for _, r := range page.Data {
+			if !fn(r) {
+				return false, nil
+			}
+		}
+		if len(page.Data) < pageSize {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// maxSentPages bounds the pages of pending invitations one read takes.
+const maxSentPages = 10
+
 // maxChatPages bounds the pages of chats one poll reads.
 const maxChatPages = 10
 
@@ -294,7 +440,7 @@ func (t *Transport) activeChats(ctx context.Context, s *senders.Sender, since ti
 			return out, err
 		}
 		for _, c := range page.Data {
-			if last := orTime(c.LastMessageAt, c.UpdatedAt); !last.IsZero() && !last.After(since) {
+			if last := orTime(c.LastMessageAt.Time, c.UpdatedAt.Time); !last.IsZero() && !last.After(since) {
 				return out, nil
 			}
 			out = append(out, c.ID)

@@ -52,6 +52,15 @@ const (
 	CodeRefused = "provider_refused"
 	// CodeProfileNotFound: no LinkedIn member has the lead's identifier.
 	CodeProfileNotFound = "profile_not_found"
+	// CodeProfileInaccessible: LinkedIn does not let the account reach the
+	// member (out of network, private, blocked).
+	CodeProfileInaccessible = "profile_inaccessible"
+	// CodeInvitationPending: an invitation to the member is already
+	// pending (or the action conflicts with the member's state).
+	CodeInvitationPending = "invitation_pending"
+	// CodeAccountNotFound: Unipile has no account under the sender's
+	// account_id.
+	CodeAccountNotFound = senders.SignalAccountNotFound
 	// CodeMissingLinkedIn: the lead has no LinkedIn identifier at all.
 	CodeMissingLinkedIn = "missing_linkedin"
 	// CodeUnsupported: an action the transport does not perform (a like);
@@ -67,6 +76,15 @@ const maxAnswer = 4 << 20
 
 // DefaultPollEvery is how often Inbound polls each known sender.
 const DefaultPollEvery = 10 * time.Minute
+
+// CoolDown is how long a sender's actions pause after UnknownInARow
+// unknown outcomes in a row on its account: LinkedIn's limits can surface
+// as server errors, and trying the same invitation every tick would only
+// deepen the trouble.
+const CoolDown = 30 * time.Minute
+
+// UnknownInARow is how many unknown outcomes in a row pause an account.
+const UnknownInARow = 3
 
 // DefaultLookback is how far back the first poll of a sender in a process
 // reads: what arrived while no process polled it (a restart) is read
@@ -92,6 +110,10 @@ type Config struct {
 	// Lookback is how far back a sender's first poll reads;
 	// DefaultLookback when zero.
 	Lookback time.Duration
+	// Invitations, when set, gives polling the invitations leadline sent
+	// that are still pending: those that leave Unipile's list of pending
+	// invitations and whose member is now a connection were accepted.
+	Invitations senders.Invitations
 }
 
 // Transport performs actions through Unipile. It is safe for concurrent
@@ -115,6 +137,10 @@ type account struct {
 	since  time.Time // what happened after it is new
 	next   time.Time // the next poll
 	status string    // the account's last known status
+	// unknown counts the unknown outcomes in a row of its actions; at
+	// UnknownInARow its actions pause until coolUntil.
+	unknown   int
+	coolUntil time.Time
 }
 
 // New returns a transport.
@@ -165,16 +191,55 @@ func (t *Transport) remember(key string, r senders.Result) {
 	t.results[key] = r
 }
 
-// Perform performs req once per key.
+// Perform performs req once per key. While the sender's account cools
+// down after unknown outcomes in a row, nothing is sent: the answer is a
+// provider_rate_limited refusal until the cool-down ends.
 func (t *Transport) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
 	if r, done := t.learn(req.Sender, req.Key); done {
 		return r, nil
 	}
+	now := t.cfg.Clock.Now()
+	if until := t.coolingUntil(req.Sender.ID); until.After(now) {
+		wait := until.Sub(now)
+		return senders.Result{}, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeRateLimited, Signal: CodeRateLimited, RetryAfter: wait,
+			Message: fmt.Sprintf("Unipile gave no answer to %d actions in a row of sender %s (LinkedIn's limits can surface as server errors): its actions pause for %s.",
+				UnknownInARow, req.Sender.Name, wait.Round(time.Second))}
+	}
 	res, err := t.perform(ctx, req)
+	t.outcome(req.Sender.ID, err, now)
 	if err == nil {
 		t.remember(req.Key, res)
 	}
 	return res, err
+}
+
+// coolingUntil is when the sender's cool-down ends (zero: none).
+func (t *Transport) coolingUntil(senderID string) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if a, ok := t.known[senderID]; ok {
+		return a.coolUntil
+	}
+	return time.Time{}
+}
+
+// outcome counts unknown outcomes in a row: any answer from Unipile, a
+// refusal included, ends the run.
+func (t *Transport) outcome(senderID string, err error, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.known[senderID]
+	if !ok {
+		return
+	}
+	if _, refused := senders.AsTransportError(err); err == nil || refused {
+		a.unknown = 0
+		return
+	}
+	a.unknown++
+	if a.unknown >= UnknownInARow {
+		a.unknown, a.coolUntil = 0, now.Add(CoolDown)
+	}
 }
 
 func (t *Transport) perform(ctx context.Context, req senders.Request) (senders.Result, error) {
@@ -184,31 +249,31 @@ func (t *Transport) perform(ctx context.Context, req senders.Request) (senders.R
 	case senders.ProfileView:
 		return t.viewProfile(ctx, s, req.Lead)
 	case senders.Invite:
-		uid, err := t.userID(ctx, s, req.Lead)
+		m, err := t.member(ctx, s, req.Lead)
 		if err != nil {
 			return senders.Result{}, err
 		}
 		var out relationRequest
-		err = t.call(ctx, s, http.MethodPost, accountPath(s, "users", "me", "relation-requests"), nil, invitation{UserID: uid, Message: req.Note}, &out)
+		err = t.call(ctx, s, http.MethodPost, accountPath(s, "users", "me", "relation-requests"), nil, invitation{UserID: m.ProviderID, Message: req.Note}, &out)
 		if te, ok := senders.AsTransportError(err); ok && req.Note != "" && te.Code == CodeRefused && aboutNote(te.Message) {
 			te.Code = CodeNoteRefused
 		}
 		if err != nil {
-			return senders.Result{}, err
+			return senders.Result{}, withMember(err, m)
 		}
-		return senders.Result{ProviderMessageID: out.ID, At: now}, nil
+		return senders.Result{ProviderMessageID: out.ID, Invitation: out.ID, At: now, Member: m}, nil
 	case senders.Message, senders.InMail:
 		return t.send(ctx, req, now)
 	case senders.Follow:
-		uid, err := t.userID(ctx, s, req.Lead)
+		m, err := t.member(ctx, s, req.Lead)
 		if err != nil {
 			return senders.Result{}, err
 		}
 		var out relationRequest
-		if err := t.call(ctx, s, http.MethodPost, accountPath(s, "users", "me", "follow", uid), nil, nil, &out); err != nil {
-			return senders.Result{}, err
+		if err := t.call(ctx, s, http.MethodPost, accountPath(s, "users", "me", "follow", m.ProviderID), nil, nil, &out); err != nil {
+			return senders.Result{}, withMember(err, m)
 		}
-		return senders.Result{ProviderMessageID: out.ID, At: now}, nil
+		return senders.Result{ProviderMessageID: out.ID, At: now, Member: m}, nil
 	}
 	return senders.Result{}, &senders.TransportError{Kind: senders.Permanent, Code: CodeUnsupported,
 		Message: fmt.Sprintf("The unipile transport does not perform %s; remove the step or give the sequence a sender on another transport.", req.Action)}
@@ -225,19 +290,28 @@ func (t *Transport) send(ctx context.Context, req senders.Request, now time.Time
 		}
 		return senders.Result{ProviderMessageID: messageID(chatID, out.MessageID.first()), At: now}, nil
 	}
-	uid, err := t.userID(ctx, s, req.Lead)
+	m, err := t.member(ctx, s, req.Lead)
 	if err != nil {
 		return senders.Result{}, err
 	}
-	body := startChat{UsersIDs: []string{uid}, Text: req.Body}
+	body := startChat{UsersIDs: []string{m.ProviderID}, Text: req.Body}
 	if req.Action == senders.InMail {
 		body.Specifics = &chatSpecifics{LinkedIn: linkedInChat{Classic: classicChat{InMail: true}}}
 	}
 	var out chatStarted
 	if err := t.call(ctx, s, http.MethodPost, accountPath(s, "inboxes", classicInbox, "chats", "send"), nil, body, &out); err != nil {
-		return senders.Result{}, err
+		return senders.Result{}, withMember(err, m)
 	}
-	return senders.Result{ProviderMessageID: messageID(out.ChatID, out.MessageID.first()), At: now}, nil
+	return senders.Result{ProviderMessageID: messageID(out.ChatID, out.MessageID.first()), At: now, Member: m}, nil
+}
+
+// withMember names, on a refusal, the member the transport resolved
+// before it: the lead keeps what was learned even when the step fails.
+func withMember(err error, m *senders.Member) error {
+	if te, ok := senders.AsTransportError(err); ok && te.Member == nil {
+		te.Member = m
+	}
+	return err
 }
 
 // threadChat is the conversation a message continues: the chat of the
@@ -266,7 +340,7 @@ func (t *Transport) viewProfile(ctx context.Context, s *senders.Sender, lead sen
 			return senders.Result{}, err
 		}
 	}
-	return senders.Result{At: t.cfg.Clock.Now(), Profile: p.fields()}, nil
+	return senders.Result{At: t.cfg.Clock.Now(), Profile: p.fields(), Member: p.member()}, nil
 }
 
 // profile reads the lead's LinkedIn profile by the best identifier it has.
@@ -283,17 +357,31 @@ func (t *Transport) profile(ctx context.Context, s *senders.Sender, lead senders
 	return &p, nil
 }
 
-// userID returns the lead's LinkedIn provider id, reading the profile when
-// the lead has only a public identifier.
-func (t *Transport) userID(ctx context.Context, s *senders.Sender, lead senders.Recipient) (string, error) {
+// member returns the lead's LinkedIn member: the provider id the lead
+// holds, or the one its profile gives when the lead has only a public
+// identifier (or a LinkedIn id). The caller reports a looked-up member in
+// its result, for the lead to keep.
+func (t *Transport) member(ctx context.Context, s *senders.Sender, lead senders.Recipient) (*senders.Member, error) {
 	if lead.ProviderID != "" {
-		return lead.ProviderID, nil
+		return &senders.Member{ProviderID: lead.ProviderID, PublicIdentifier: lead.PublicIdentifier}, nil
 	}
 	p, err := t.profile(ctx, s, lead)
 	if err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, fmt.Errorf("unipile: the profile of %q names no provider id", firstOf(lead.PublicIdentifier, lead.LinkedInID))
+	}
+	return p.member(), nil
+}
+
+// userID returns the lead's LinkedIn provider id (member).
+func (t *Transport) userID(ctx context.Context, s *senders.Sender, lead senders.Recipient) (string, error) {
+	m, err := t.member(ctx, s, lead)
+	if err != nil {
 		return "", err
 	}
-	return p.ID, nil
+	return m.ProviderID, nil
 }
 
 // Lookup returns the result of the action performed under req.Key. What
@@ -326,27 +414,19 @@ func (t *Transport) find(ctx context.Context, req senders.Request) (senders.Resu
 	s, now := req.Sender, t.cfg.Clock.Now()
 	switch req.Action {
 	case senders.Invite:
-		uid, err := t.userID(ctx, s, req.Lead)
+		m, err := t.member(ctx, s, req.Lead)
 		if err != nil {
 			return senders.Result{}, false, err
 		}
-		q := url.Values{"type": {"sent"}, "limit": {strconv.Itoa(pageSize)}}
-		for offset := 0; offset < 10*pageSize; offset += pageSize {
-			q.Set("offset", strconv.Itoa(offset))
-			var page list[relationRequest]
-			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", "me", "relation-requests"), q, nil, &page); err != nil {
-				return senders.Result{}, false, err
+		var res senders.Result
+		found := false
+		_, err = t.eachSent(ctx, s, func(r relationRequest) bool {
+			if r.User.ID == m.ProviderID {
+				res, found = senders.Result{ProviderMessageID: r.ID, Invitation: r.ID, At: orTime(r.CreatedAt.Time, now), Member: m}, true
 			}
-			for _, r := range page.Data {
-				if r.User.ID == uid {
-					return senders.Result{ProviderMessageID: r.ID, At: orTime(r.CreatedAt, now)}, true, nil
-				}
-			}
-			if len(page.Data) < pageSize {
-				break
-			}
-		}
-		return senders.Result{}, false, nil
+			return !found
+		})
+		return res, found, err
 	case senders.Message, senders.InMail:
 		var chats []string
 		if c := threadChat(req); c != "" {
@@ -394,7 +474,7 @@ func (t *Transport) findMessage(ctx context.Context, s *senders.Sender, chatID s
 			break // what req continues: anything older came before it
 		}
 		if m.IsSender && strings.TrimSpace(m.Text) == strings.TrimSpace(req.Body) {
-			return senders.Result{ProviderMessageID: id, At: orTime(m.Timestamp, t.cfg.Clock.Now())}, true, nil
+			return senders.Result{ProviderMessageID: id, At: orTime(m.Timestamp.Time, t.cfg.Clock.Now())}, true, nil
 		}
 	}
 	return senders.Result{}, false, nil
@@ -402,7 +482,7 @@ func (t *Transport) findMessage(ctx context.Context, s *senders.Sender, chatID s
 
 // messageID is the ProviderMessageID of a message: its conversation and
 // its id, so that a later message finds the conversation again.
-func messageID(chatID, msgID string) string { return chatID + "/" + msgID }
+func messageID(chatID, msgID string) string { return senders.ConversationPrefix(chatID) + msgID }
 
 // splitMessageID returns the conversation and message of a ProviderMessageID.
 func splitMessageID(id string) (chatID, msgID string) {
@@ -486,56 +566,23 @@ func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path st
 		}
 		return nil
 	}
-	return answerError(s, resp, data, t.cfg.Clock.Now())
+	err = answerError(s, resp, data, t.cfg.Clock.Now(), strings.HasPrefix(path, "/accounts/"))
+	var unverified *errAccountUnverified
+	if errors.As(err, &unverified) {
+		// A 404 from Unipile itself on a member's path: the account or
+		// the member is missing, and the account's own read says which.
+		if _, aerr := t.account(ctx, s); aerr != nil {
+			return aerr
+		}
+		return unverified.member
+	}
+	return err
 }
 
 // noSettings is the error of a sender without unipile settings.
 func noSettings(s *senders.Sender) error {
 	return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: senders.SignalCredentialsMissing,
 		Message: fmt.Sprintf("Sender %s has no unipile settings (account_id, api_key_env); add them to the setup file and apply it.", s.Name)}
-}
-
-// problem is Unipile's error answer.
-type problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Detail string `json:"detail"`
-	Status int    `json:"status"`
-}
-
-// answerError maps an error answer to what the runner does with it.
-func answerError(s *senders.Sender, resp *http.Response, data []byte, now time.Time) error {
-	var p problem
-	_ = json.Unmarshal(data, &p)
-	said := strings.TrimSpace(firstOf(p.Detail, p.Title, http.StatusText(resp.StatusCode)))
-	if p.Type != "" {
-		said += " (" + p.Type + ")"
-	}
-	code := resp.StatusCode
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		disconnected := strings.HasPrefix(p.Type, "provider/") || (p.Type == "" && code == http.StatusForbidden)
-		if disconnected {
-			return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAccountDisconnected, Signal: senders.SignalAccountDisconnected,
-				Message: fmt.Sprintf("Unipile lost sender %s's LinkedIn session: %s. Its owner must reconnect the account in Unipile (hosted auth link); sending resumes when Unipile reports it running.", s.Name, said)}
-		}
-		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAuthFailed, Signal: senders.SignalAuthFailed,
-			Message: fmt.Sprintf("Unipile refused the API key of sender %s: %s. Check the key in %s and that it belongs to the application of account %s.", s.Name, said, s.Settings.Unipile.APIKeyEnv, s.Settings.Unipile.AccountID)}
-	case code == http.StatusTooManyRequests:
-		wait := retryAfter(resp.Header.Get("Retry-After"), now)
-		hint := "Unipile gave no retry time"
-		if wait > 0 {
-			hint = "retry in " + wait.String()
-		}
-		return &senders.TransportError{Kind: senders.Transient, Code: CodeRateLimited, RetryAfter: wait,
-			Message: fmt.Sprintf("Unipile rate-limited sender %s: %s; %s. Lower the sender's daily caps if this repeats.", s.Name, said, hint)}
-	case code == http.StatusNotFound:
-		return &senders.TransportError{Kind: senders.Permanent, Code: CodeProfileNotFound,
-			Message: fmt.Sprintf("Unipile found nothing: %s. Check the lead's LinkedIn identifier.", said)}
-	case code >= 400 && code < 500:
-		return &senders.TransportError{Kind: senders.Permanent, Code: CodeRefused, Message: "LinkedIn, through Unipile, refused: " + said}
-	}
-	return fmt.Errorf("unipile: answered %d: %s", code, said)
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.

@@ -3,6 +3,7 @@ package unipile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -192,24 +193,46 @@ func TestInMailAndFollow(t *testing.T) {
 	is.Equal(len(b.fake.calls()), 0)
 }
 
-// TestErrors: how each answer reaches the runner.
+// problemBody is Unipile's error answer of a type.
+func problemBody(status int, typ, detail string) string {
+	return fmt.Sprintf(`{"object":"Error","status":%d,"type":%q,"title":"Error","detail":%q,"req_id":"req-1"}`, status, typ, detail)
+}
+
+// TestErrors: one case per row of unipile.Errors, and who each answer
+// concerns: a member's refusal is the lead's alone, an answer about the
+// key or the account is the sender's.
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
+	typed := func(status int, typ string) answer {
+		return answer{status: status, body: problemBody(status, typ, "As the provider said it.")}
+	}
 	for name, c := range map[string]struct {
-		answer answer
-		keyEnv string
-		kind   senders.ErrorKind
-		code   string
-		signal string
-		says   string
+		answer  answer
+		account []answer // the account's own read, when the answer leads to it
+		keyEnv  string
+		kind    senders.ErrorKind
+		code    string
+		says    string
 	}{
-		"session lost":   {answer{status: 401, file: "error_401_disconnected.json"}, "", senders.SenderLevel, unipile.CodeAccountDisconnected, senders.SignalAccountDisconnected, "reconnect the account"},
-		"key refused":    {answer{}, "WRONG_KEY", senders.SenderLevel, unipile.CodeAuthFailed, senders.SignalAuthFailed, "Check the key in WRONG_KEY"},
-		"key unset":      {answer{}, "UNSET_KEY", senders.SenderLevel, unipile.CodeCredentialsMissing, senders.SignalCredentialsMissing, "set UNSET_KEY"},
-		"forbidden":      {answer{status: 403}, "", senders.SenderLevel, unipile.CodeAccountDisconnected, senders.SignalAccountDisconnected, "Forbidden"},
-		"rate limited":   {answer{status: 429, file: "error_429.json", header: map[string]string{"Retry-After": "120"}}, "", senders.Transient, unipile.CodeRateLimited, "", "retry in 2m0s"},
-		"unprocessable":  {answer{status: 422, file: "error_422.json"}, "", senders.Permanent, unipile.CodeRefused, "", "(provider/action_refused)"},
-		"no such member": {answer{status: 404}, "", senders.Permanent, unipile.CodeProfileNotFound, "", "Not Found"},
+		"session lost":          {answer{status: 401, file: "error_401_disconnected.json"}, nil, "", senders.SenderLevel, unipile.CodeAccountDisconnected, "reconnect the account"},
+		"invalid credentials":   {typed(401, "provider/invalid_credentials"), nil, "", senders.SenderLevel, unipile.CodeAccountDisconnected, "reconnect the account"},
+		"key refused":           {answer{}, nil, "WRONG_KEY", senders.SenderLevel, unipile.CodeAuthFailed, "Check the key in WRONG_KEY"},
+		"key expired":           {typed(401, "api/expired_authorization"), nil, "", senders.SenderLevel, unipile.CodeAuthFailed, "Check the key"},
+		"key unreadable":        {typed(400, "api/invalid_auth_format"), nil, "", senders.SenderLevel, unipile.CodeAuthFailed, "Check the key"},
+		"key unset":             {answer{}, nil, "UNSET_KEY", senders.SenderLevel, unipile.CodeCredentialsMissing, "set UNSET_KEY"},
+		"subscription inactive": {typed(403, "api/inactive_subscription"), nil, "", senders.SenderLevel, unipile.CodeAccountDisconnected, "dashboard"},
+		"member inaccessible":   {typed(403, "provider/insufficient_permissions"), nil, "", senders.Permanent, unipile.CodeProfileInaccessible, "the sender goes on"},
+		"forbidden, no type":    {answer{status: 403}, nil, "", senders.Permanent, unipile.CodeProfileInaccessible, "Forbidden"},
+		"no such member":        {typed(404, "provider/resource_not_found"), nil, "", senders.Permanent, unipile.CodeProfileNotFound, "identifier"},
+		"no such member (api)":  {typed(404, "api/resource_not_found"), []answer{{status: 200, file: "account.json"}}, "", senders.Permanent, unipile.CodeProfileNotFound, "identifier"},
+		"no such account":       {typed(404, "api/resource_not_found"), []answer{typed(404, "api/resource_not_found")}, "", senders.SenderLevel, unipile.CodeAccountNotFound, "Correct account_id"},
+		"already pending":       {typed(409, "api/already_exists"), nil, "", senders.Permanent, unipile.CodeInvitationPending, "already be pending"},
+		"unprocessable":         {answer{status: 422, file: "error_422.json"}, nil, "", senders.Permanent, unipile.CodeRefused, "(provider/action_refused)"},
+		"bad parameters":        {typed(400, "provider/invalid_parameters"), nil, "", senders.Permanent, unipile.CodeRefused, "refused"},
+		"gone":                  {typed(410, ""), nil, "", senders.Permanent, unipile.CodeRefused, "refused"},
+		"rate limited":          {answer{status: 429, file: "error_429.json", header: map[string]string{"Retry-After": "120"}}, nil, "", senders.SenderLevel, unipile.CodeRateLimited, "pause for 2m0s"},
+		"provider rate limited": {typed(500, "provider/too_many_requests"), nil, "", senders.SenderLevel, unipile.CodeRateLimited, "pause for an hour"},
+		"not implemented":       {typed(501, "api/not_implemented"), nil, "", senders.Permanent, unipile.CodeUnsupported, "refused"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
@@ -220,18 +243,61 @@ func TestErrors(t *testing.T) {
 			if c.answer.status != 0 {
 				b.fake.script("POST /v2/acc_ann/users/me/follow/"+annID, c.answer)
 			}
+			b.fake.script("GET /v2/accounts/acc_ann", c.account...)
 			_, err := b.tr.Perform(ctx, b.req("k", senders.Follow, annByID))
 			te := transportError(t, err)
 			is.Equal(te.Kind, c.kind)
 			is.Equal(te.Code, c.code)
-			is.Equal(te.Signal, c.signal)
+			if c.kind == senders.SenderLevel {
+				is.Equal(te.Signal, c.code) // the sender's health takes it
+			} else {
+				is.Equal(te.Signal, "")
+			}
 			is.True(strings.Contains(te.Message, c.says))
 			is.True(!strings.Contains(te.Message, apiKey)) // never the key
-			if c.code == unipile.CodeRateLimited {
+			if name == "rate limited" {
 				is.Equal(te.RetryAfter, 2*time.Minute)
 			}
 		})
 	}
+	// Every row of the table is a case above, and a 5xx one of
+	// TestUnknownOutcome.
+	is := is.New(t)
+	is.Equal(len(unipile.Errors), 14)
+}
+
+// TestCoolDown: three unknown outcomes in a row pause the account's
+// actions as provider_rate_limited without a call to Unipile, until the
+// cool-down ends; an answer of any kind ends the run.
+func TestCoolDown(t *testing.T) {
+	is := is.New(t)
+	b := setup(t, false)
+	ctx := context.Background()
+	route := "POST /v2/acc_ann/users/me/follow/" + annID
+	b.fake.script(route, answer{status: 500}, answer{status: 500}, answer{status: 422, file: "error_422.json"})
+	for i := range 2 {
+		_, err := b.tr.Perform(ctx, b.req(fmt.Sprint("k", i), senders.Follow, annByID))
+		_, refused := senders.AsTransportError(err)
+		is.True(err != nil && !refused) // unknown
+	}
+	_, err := b.tr.Perform(ctx, b.req("k2", senders.Follow, annByID))
+	is.Equal(transportError(t, err).Code, unipile.CodeRefused) // an answer: the run ends
+	b.fake.script(route, answer{status: 500}, answer{status: 503}, answer{hangUp: true})
+	for i := range 3 {
+		_, err := b.tr.Perform(ctx, b.req(fmt.Sprint("u", i), senders.Follow, annByID))
+		_, refused := senders.AsTransportError(err)
+		is.True(err != nil && !refused)
+	}
+	b.fake.calls()
+	_, err = b.tr.Perform(ctx, b.req("next", senders.Follow, annByID))
+	te := transportError(t, err)
+	is.Equal(te.Kind, senders.SenderLevel)
+	is.Equal(te.Signal, senders.SignalProviderRateLimited)
+	is.Equal(te.RetryAfter, unipile.CoolDown)
+	is.Equal(len(b.fake.calls()), 0) // nothing reached Unipile
+	b.clock.Advance(unipile.CoolDown)
+	_, err = b.tr.Perform(ctx, b.req("next", senders.Follow, annByID))
+	is.NoErr(err)
 }
 
 // TestUnknownOutcome: a 5xx or a dropped connection is not a transport
@@ -528,7 +594,7 @@ func TestCheckAndProbe(t *testing.T) {
 		"key refused":       {"WRONG_KEY", nil, []bool{true, true, false}, "Check the key in WRONG_KEY", senders.SignalAuthFailed},
 		"disconnected":      {"", []answer{{status: 200, file: "account_disconnected.json"}}, []bool{true, true, true, false}, "reconnect the account", senders.SignalAccountDisconnected},
 		"session lost, 401": {"", []answer{{status: 401, file: "error_401_disconnected.json"}}, []bool{true, true, true, false}, "reconnect the account", senders.SignalAccountDisconnected},
-		"no such account":   {"", []answer{{status: 404}}, []bool{true, true, false}, "check account_id", ""},
+		"no such account":   {"", []answer{{status: 404, body: problemBody(404, "api/resource_not_found", "Not found")}}, []bool{true, true, false}, "check account_id", senders.SignalAccountNotFound},
 	} {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
