@@ -255,3 +255,84 @@ func linkedInRun(t *testing.T, e *env, how, via string) {
 	is.Equal(th.Messages[1].Direction, inbox.In)
 	is.True(strings.Contains(th.Messages[1].Body, "Thursday"))
 }
+
+// TestLinkedInAccountTrouble: an answer about the account stops the
+// sender, and the hourly check brings it back only when a read through
+// the account's session works, so a recovery is not undone by the next
+// action hour after hour; a rate limit pauses every lead's actions on the
+// account until Unipile's hint, not only the one that met it.
+func TestLinkedInAccountTrouble(t *testing.T) {
+	t.Setenv("LEADLINE_TEST_LI_KEY", "unipile-test-key")
+	t.Setenv("LEADLINE_TEST_LI_WEBHOOK", "li-webhook-secret")
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		ctx := context.Background()
+		r := newLIRun(t, e, 0)
+		sender := func() *senders.Sender {
+			s, err := e.srv.senders.ByName(ctx, r.wsID, "li")
+			is.NoErr(err)
+			return s
+		}
+		sent := func() int { return len(r.fake.Invitations(liAccount)) }
+		ann := r.lead(liAnn, "public_identifier")
+		_, err := e.pl.Enrollments.Commit(ctx, r.p, enrollments.EnrollInput{SequenceID: r.seq, LeadIDs: []string{ann}, Confirm: true})
+		is.NoErr(err)
+
+		// LinkedIn ends the session: the sender is disconnected, with
+		// the remedy, and Ann's invitation waits.
+		r.fake.Fail("POST", "/"+liAccount+"/users/me/relation-requests", 1, 401, "provider/invalid_authorization", "The account must be reconnected.")
+		r.tick()
+		s := sender()
+		is.Equal(s.Health, senders.Disconnected)
+		is.Equal(s.HealthReasons[0].Code, senders.SignalAccountDisconnected)
+		is.True(strings.Contains(s.HealthReasons[0].Message, "reconnect the account"))
+		is.Equal(apikit.Deref(r.enrollment(ann).WaitingFor), senders.SignalAccountDisconnected)
+		is.Equal(sent(), 0)
+
+		// Unipile still lists the account running, but the session does
+		// not work: the hourly check keeps the sender stopped, and
+		// nothing is tried for Ann.
+		r.fake.BreakSession(liAccount, true)
+		e.clock.Advance(time.Hour)
+		r.tick()
+		is.Equal(sender().Health, senders.Disconnected)
+		is.Equal(sent(), 0)
+
+		// Reconnected: the next check finds the session working, and the
+		// invitation goes out.
+		r.fake.BreakSession(liAccount, false)
+		e.clock.Advance(time.Hour)
+		r.tick()
+		r.tick()
+		is.Equal(sender().Health, senders.Healthy)
+		is.Equal(sent(), 1)
+
+		// A rate limit with a 10-minute hint: Bo's invitation meets it,
+		// and Di's, enrolled after, waits for the same hint without a
+		// request of its own.
+		di := unipiletest.Member{ProviderID: "ACoAADi0000000000000000000000000000004", PublicIdentifier: "di-rossi", FirstName: "Di", LastName: "Rossi"}
+		r.fake.AddMember(di)
+		bo := r.lead(liBo, "provider_id")
+		_, err = e.pl.Enrollments.Commit(ctx, r.p, enrollments.EnrollInput{SequenceID: r.seq, LeadIDs: []string{bo}, Confirm: true})
+		is.NoErr(err)
+		r.fake.Fail("POST", "/"+liAccount+"/users/me/relation-requests", 1, 429, "api/too_many_requests", "Rate limit exceeded for this method.")
+		r.tick()
+		s = sender()
+		until, limited := s.RateLimitedUntil(e.clock.Now())
+		is.True(limited)
+		is.Equal(until, e.clock.Now().Add(time.Hour)) // no retry-after header from the stand-in: an hour
+		dl := r.lead(di, "linkedin_url")
+		_, err = e.pl.Enrollments.Commit(ctx, r.p, enrollments.EnrollInput{SequenceID: r.seq, LeadIDs: []string{dl}, Confirm: true})
+		is.NoErr(err)
+		r.fake.Requests()
+		r.tick()
+		for _, req := range r.fake.Requests() {
+			is.True(req.Method != "POST") // nothing is tried against the account
+		}
+		is.Equal(apikit.Deref(r.enrollment(dl).WaitingFor), senders.SignalProviderRateLimited)
+		is.Equal(sent(), 1)
+		e.clock.Advance(time.Hour + time.Minute)
+		r.tick()
+		is.Equal(sent(), 3)
+	})
+}

@@ -85,6 +85,7 @@ type Message struct {
 
 type account struct {
 	id, status  string
+	broken      bool
 	invitations []*Invitation
 	relations   []relation
 	chats       []*chat
@@ -140,6 +141,15 @@ func (s *Server) SetStatus(accountID, status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.accounts[accountID].status = status
+}
+
+// BreakSession makes every request on the account's behalf answer 401
+// provider/invalid_authorization while Unipile still lists it with its
+// status (running): LinkedIn ended the session before Unipile noticed.
+func (s *Server) BreakSession(accountID string, broken bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.accounts[accountID].broken = broken
 }
 
 // AddMember adds a member every account can reach.
@@ -321,7 +331,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, "api/resource_not_found", "Account not found.")
 		return
 	}
-	if a.status == "disconnected" {
+	if a.status == "disconnected" || a.broken {
 		problem(w, http.StatusUnauthorized, "provider/invalid_authorization", "The account must be reconnected.")
 		return
 	}

@@ -245,6 +245,11 @@ func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inb
 		got, status, err := t.poll(ctx, &s, since, until)
 		if err != nil {
 			t.cfg.Logger.Warn("unipile: poll", "sender", s.Name, "error", err)
+			if te, ok := senders.AsTransportError(err); ok && te.Kind == senders.SenderLevel && !slices.ContainsFunc(got, isSignal) {
+				// What a read says of the account counts as an action's
+				// answer would: the sender takes the signal.
+				got = append(got, senders.Inbound{Kind: senders.InboundSignal, Signal: te.Signal, At: until, Message: te.Message})
+			}
 		}
 		t.mu.Lock()
 		a.next = until.Add(t.cfg.PollEvery)
@@ -279,6 +284,8 @@ func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inb
 	return out, nil
 }
 
+func isSignal(in senders.Inbound) bool { return in.Kind == senders.InboundSignal }
+
 // poll reads one sender's news between since and until.
 func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until time.Time) ([]senders.Inbound, string, error) {
 	if s.Settings.Unipile == nil {
@@ -286,9 +293,6 @@ func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until ti
 	}
 	info, err := t.account(ctx, s)
 	if err != nil {
-		if te, ok := senders.AsTransportError(err); ok && te.Kind == senders.SenderLevel {
-			return []senders.Inbound{{Kind: senders.InboundSignal, Signal: te.Signal, At: until, Message: te.Message}}, "", err
-		}
 		return nil, "", err
 	}
 	out, err := t.acceptances(ctx, s, since, until)

@@ -221,11 +221,11 @@ func TestErrors(t *testing.T) {
 		"key unreadable":        {typed(400, "api/invalid_auth_format"), nil, "", senders.SenderLevel, unipile.CodeAuthFailed, "Check the key"},
 		"key unset":             {answer{}, nil, "UNSET_KEY", senders.SenderLevel, unipile.CodeCredentialsMissing, "set UNSET_KEY"},
 		"subscription inactive": {typed(403, "api/inactive_subscription"), nil, "", senders.SenderLevel, unipile.CodeAccountDisconnected, "dashboard"},
-		"member inaccessible":   {typed(403, "provider/insufficient_permissions"), nil, "", senders.Permanent, unipile.CodeProfileInaccessible, "the sender goes on"},
+		"member inaccessible":   {answer{status: 403, file: "error_403_insufficient_permissions.json"}, nil, "", senders.Permanent, unipile.CodeProfileInaccessible, "the sender goes on"},
 		"forbidden, no type":    {answer{status: 403}, nil, "", senders.Permanent, unipile.CodeProfileInaccessible, "Forbidden"},
 		"no such member":        {typed(404, "provider/resource_not_found"), nil, "", senders.Permanent, unipile.CodeProfileNotFound, "identifier"},
 		"no such member (api)":  {typed(404, "api/resource_not_found"), []answer{{status: 200, file: "account.json"}}, "", senders.Permanent, unipile.CodeProfileNotFound, "identifier"},
-		"no such account":       {typed(404, "api/resource_not_found"), []answer{typed(404, "api/resource_not_found")}, "", senders.SenderLevel, unipile.CodeAccountNotFound, "Correct account_id"},
+		"no such account":       {typed(404, "api/resource_not_found"), []answer{{status: 404, file: "error_404_account.json"}}, "", senders.SenderLevel, unipile.CodeAccountNotFound, "Correct account_id"},
 		"already pending":       {typed(409, "api/already_exists"), nil, "", senders.Permanent, unipile.CodeInvitationPending, "already be pending"},
 		"unprocessable":         {answer{status: 422, file: "error_422.json"}, nil, "", senders.Permanent, unipile.CodeRefused, "(provider/action_refused)"},
 		"bad parameters":        {typed(400, "provider/invalid_parameters"), nil, "", senders.Permanent, unipile.CodeRefused, "refused"},
@@ -438,11 +438,41 @@ func TestParseWebhook(t *testing.T) {
 	is.Equal(in[0].Match.ProviderID, annID)
 	is.Equal(in[0].At, time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC))
 
-	_, in, err = unipile.ParseWebhook(testdata(t, "webhook_account_disconnected.json"))
+	is.Equal(in[0].Match.Invitation, "inv-7300000000000000001") // leadline's own invitation, when no id a lead holds matches
+
+	// The other name of an acceptance; the public identifier comes as
+	// leads keep it, lower-case.
+	_, in, err = unipile.ParseWebhook(testdata(t, "webhook_relation_new.json"))
 	is.NoErr(err)
 	is.Equal(len(in), 1)
-	is.Equal(in[0].Kind, senders.InboundSignal)
-	is.Equal(in[0].Signal, senders.SignalAccountDisconnected)
+	is.Equal(in[0].Kind, senders.InboundAccepted)
+	is.Equal(*in[0].Match, senders.Match{ProviderID: "ACoAABo00000000000000000000000000000000", PublicIdentifier: "bo-chen", Invitation: "inv-7300000000000000002"})
+
+	// A reply is matched by who wrote it, then by the conversation.
+	_, in, _ = unipile.ParseWebhook(testdata(t, "webhook_message_new.json"))
+	is.Equal(in[0].Match.Conversation, "chat-ann-1")
+
+	for _, f := range []string{"webhook_account_disconnected.json", "webhook_account_errored.json"} {
+		_, in, err = unipile.ParseWebhook(testdata(t, f))
+		is.NoErr(err)
+		is.Equal(len(in), 1)
+		is.Equal(in[0].Kind, senders.InboundSignal)
+		is.Equal(in[0].Signal, senders.SignalAccountDisconnected)
+	}
+
+	// Values no lead can hold: refused, never taken.
+	msg := string(testdata(t, "webhook_message_new.json"))
+	for _, bad := range []string{
+		strings.Replace(msg, `"sender_id": "ACo`, `"sender_id": "\u0000ACo`, 1),
+		strings.Replace(msg, `"chat_id": "chat-ann-1"`, `"chat_id": "chat\u0007"`, 1),
+		strings.Replace(msg, `"id": "msg-ann-3"`, `"id": "`+strings.Repeat("m", 201)+`"`, 1),
+		strings.Replace(msg, `"text": "Thanks`, `"text": "\u0000Thanks`, 1),
+		strings.Replace(string(testdata(t, "webhook_relation_new.json")), `"Bo-Chen"`, `"bo\nchen"`, 1),
+	} {
+		is.True(bad != msg)
+		_, _, err = unipile.ParseWebhook([]byte(bad))
+		is.True(errors.Is(err, unipile.ErrInvalidEvent))
+	}
 
 	// The sender's own message, and events leadline does not take, report
 	// nothing; a body that is no event is an error.
