@@ -54,7 +54,14 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 			// A mailbox's report names no lead: it is matched by the message
 			// it answers, then by who wrote.
 			e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["anna"], At: e.clock.Now(), ProviderMessageID: "p-2", Body: "Who is this?",
-				Match: &senders.Match{MessageIDs: []string{"<nope@leadline.test>"}, Email: "nobody@example.test", ProviderID: "ACo-nobody"}})
+				Match: &senders.Match{MessageIDs: []string{"<nope@leadline.test>"}, Email: "nobody@example.test", ProviderID: "ACo-nobody",
+					PublicIdentifier: "nobody-here", Invitation: "inv-nobody", Conversation: "chat-nobody"}})
+			// A LinkedIn lead keeps the member an action resolved; polling
+			// reads a sender's pending invitations.
+			if _, err := e.leads.SetMember(ctx, e.p.WorkspaceID, ids[2], &senders.Member{ProviderID: "ACo-lead-2", PublicIdentifier: "lead-two"}); err != nil {
+				t.Fatal(err)
+			}
+			must(e.senders.PendingInvitations(ctx, e.ids["anna"], 1000))
 			// The lead books a meeting: the booking finds the lead's thread
 			// with the sender.
 			lead, sender := ids[0], e.ids["anna"]
