@@ -38,22 +38,28 @@ func (c *Console) changePassword(rq *Request) error {
 	if password != r.PostFormValue("confirm") {
 		return again(apikit.Invalid("The two new passwords differ.", "Type the same new password in both fields."))
 	}
-	// Counted before the current password is checked; a wrong one
+	// A slot to hash in first, as sign-in does; then the attempt is
+	// counted before the current password is checked, and a wrong one
 	// leaves it counted.
-	att, err := c.limiter.reserve(rq.Ctx, clientAddress(r), rq.P.MemberEmail)
+	ctx, leave, err := c.pl.Workspaces.HoldPasswordSlot(rq.Ctx)
 	if err != nil {
 		return again(err)
 	}
-	token, err := c.pl.Workspaces.ChangePassword(rq.Ctx, rq.P, r.PostFormValue("current"), password)
+	defer leave()
+	att, err := c.limiter.reserve(ctx, clientAddress(r), rq.P.MemberEmail)
+	if err != nil {
+		return again(err)
+	}
+	token, err := c.pl.Workspaces.ChangePassword(ctx, rq.P, r.PostFormValue("current"), password)
 	if err != nil {
 		if !workspace.IsCurrentPasswordWrong(err) {
-			if err := c.limiter.release(rq.Ctx, att); err != nil {
+			if err := c.limiter.release(ctx, att); err != nil {
 				return err
 			}
 		}
 		return again(err)
 	}
-	if err := c.limiter.succeeded(rq.Ctx, att, rq.P.MemberEmail); err != nil {
+	if err := c.limiter.succeeded(ctx, att, rq.P.MemberEmail); err != nil {
 		return err
 	}
 	c.setCookie(rq, sessionCookie, token)

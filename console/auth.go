@@ -58,22 +58,28 @@ func (c *Console) signIn(rq *Request) error {
 		d.AskWorkspace = d.AskWorkspace || apikit.ErrorCode(err) == apikit.EConflict
 		return rq.Refuse(err, "signin", page{Title: "Sign in", Data: d})
 	}
-	// The attempt is counted before the password is checked; a wrong
-	// password or an unknown email (E_UNAUTHORIZED) leaves it counted.
-	att, err := c.limiter.reserve(r.Context(), clientAddress(r), in.Email)
+	// A slot to hash in first: a refusal then costs nothing.
+	ctx, leave, err := c.pl.Workspaces.HoldPasswordSlot(r.Context())
 	if err != nil {
 		return fail(err)
 	}
-	token, err := c.pl.Workspaces.SignIn(r.Context(), in)
+	defer leave()
+	// The attempt is counted before the password is checked; a wrong
+	// password or an unknown email (E_UNAUTHORIZED) leaves it counted.
+	att, err := c.limiter.reserve(ctx, clientAddress(r), in.Email)
+	if err != nil {
+		return fail(err)
+	}
+	token, err := c.pl.Workspaces.SignIn(ctx, in)
 	if err != nil {
 		if apikit.ErrorCode(err) != apikit.EUnauthorized {
-			if err := c.limiter.release(r.Context(), att); err != nil {
+			if err := c.limiter.release(ctx, att); err != nil {
 				return err
 			}
 		}
 		return fail(err)
 	}
-	if err := c.limiter.succeeded(r.Context(), att, in.Email); err != nil {
+	if err := c.limiter.succeeded(ctx, att, in.Email); err != nil {
 		return err
 	}
 	return c.startSession(rq, token, d.Next)

@@ -50,6 +50,9 @@ func ErrPasswordBusy() error {
 // Returns ErrPasswordBusy when the queue is full, and ctx's error when it
 // ends while waiting.
 func (g *PasswordGate) Enter(ctx context.Context) (leave func(), err error) {
+	if held, _ := ctx.Value(heldSlot{}).(*PasswordGate); held == g {
+		return func() {}, nil
+	}
 	leave = func() { <-g.slots }
 	select {
 	case g.slots <- struct{}{}:
@@ -73,3 +76,22 @@ func (g *PasswordGate) Enter(ctx context.Context) (leave func(), err error) {
 // SetPasswordGate sets the gate every password hash of s passes (tests
 // and programs that run several services in one process share one).
 func (s *Service) SetPasswordGate(g *PasswordGate) { s.gate = g }
+
+// heldSlot is the context key of a slot held by HoldPasswordSlot.
+type heldSlot struct{}
+
+// HoldPasswordSlot takes a slot of s's gate for a caller that does more
+// around the hash, and returns ctx carrying it: the password checks made
+// with that context use it instead of taking another. The console holds
+// one before it counts a sign-in in the database, so that a burst the
+// gate refuses costs no database work (counting it and giving it back),
+// and no more sign-ins wait on the counts' rows, holding connections,
+// than the gate lets hash. leave gives the slot back.
+// Returns ErrPasswordBusy when the gate's queue is full.
+func (s *Service) HoldPasswordSlot(ctx context.Context) (_ context.Context, leave func(), err error) {
+	leave, err = s.gate.Enter(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return context.WithValue(ctx, heldSlot{}, s.gate), leave, nil
+}

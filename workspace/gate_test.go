@@ -101,5 +101,16 @@ func TestPasswordsWaitForTheGate(t *testing.T) {
 		leave()
 		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: pw}) // unchanged
 		is.NoErr(err)
+
+		// A slot held for a caller serves its checks; others wait for it.
+		held, leave, err := b.svc.HoldPasswordSlot(ctx)
+		is.NoErr(err)
+		_, err = b.svc.SignIn(held, workspace.SignInInput{Email: "sdr@acme.test", Password: pw})
+		is.NoErr(err)
+		_, err = b.svc.SignIn(ctx, workspace.SignInInput{Email: "sdr@acme.test", Password: pw})
+		busy(err)
+		_, _, err = b.svc.HoldPasswordSlot(ctx)
+		busy(err)
+		leave()
 	})
 }
