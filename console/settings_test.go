@@ -99,9 +99,10 @@ func TestSettingsKeys(t *testing.T) {
 }
 
 // loopbackWebhooks lets the platform's webhooks reach endpoints on
-// loopback only, as in the server's tests.
+// loopback only, as in the server's tests. The platform's own service
+// stays hooked on its log: the outbox is written once per event.
 func (e *env) loopbackWebhooks(d *db.DB) {
-	e.pl.Webhooks = webhooks.NewService(d, e.clock, e.pl.Log, webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, secret.TestKey())
+	e.pl.Webhooks = webhooks.NewService(d, e.clock, webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, secret.TestKey())
 }
 
 func TestSettingsWebhooksAndSuppressions(t *testing.T) {

@@ -13,9 +13,6 @@ type Tasks interface {
 	// first time, in the transaction ctx carries. Returns only the
 	// database's errors.
 	Open(ctx context.Context, t tasks.Task) (*tasks.Task, error)
-	// OnFinish registers fn to run, in the completing transaction, when a
-	// task is completed; an error from fn rolls the completion back.
-	OnFinish(fn func(ctx context.Context, t *tasks.Task) error)
 }
 
 // Waits at a task step: task_due until the task is due (it ends by itself
@@ -53,4 +50,11 @@ func (svc *Service) taskFinished(ctx context.Context, t *tasks.Task) error {
 	}
 	e.UpdatedAt = now
 	return svc.store.Save(ctx, e)
+}
+
+// TaskFinished is the enrollments' hook on a task's completion
+// (tasks.Service.OnFinish): the task step's enrollment moves on, in the
+// same transaction.
+func (svc *Service) TaskFinished(ctx context.Context, t *tasks.Task) error {
+	return svc.taskFinished(ctx, t)
 }

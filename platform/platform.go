@@ -88,25 +88,49 @@ func New(cfg Config) *Platform {
 	}
 	d, clock := cfg.DB, cfg.Clock
 	p := &Platform{DB: d, Clock: clock, SecretKey: cfg.SecretKey, Logger: cfg.Logger, Log: events.NewLog(d, clock), Workspaces: workspace.NewService(d, clock)}
-	p.Webhooks = webhooks.NewService(d, clock, p.Log, cfg.Webhooks, cfg.SecretKey)
+	p.Webhooks = webhooks.NewService(d, clock, cfg.Webhooks, cfg.SecretKey)
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.SenderSecrets = senders.NewSecrets(d, clock, cfg.SecretKey)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Workspaces, p.Log)
-	p.Tasks.AssignWith(taskOwners(d)...)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Inbox, p.Log, cfg.SecretKey)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
-	p.Reports = reports.NewService(d, clock, p.Log, p.ReportAreas())
-	p.Inbox.StopWith(stopper{p.Enrollments})
-	p.Leads.FollowClient(p.Inbox)
+	p.Reports = reports.NewService(d, clock, p.ReportAreas())
+	p.wire()
 	p.Inbound = engine.NewQueue(d, clock)
 	p.Metrics = newMetrics(p)
 	if cfg.Transports != nil {
 		p.UseTransports(cfg.Transports)
 	}
 	return p
+}
+
+// wire registers every hook between the areas, and nothing else does:
+// each constructor above registers nothing. The hooks of one platform are
+// on its own activity log and services, so that two platforms on one
+// database (a server and a worker in one process, a test's second view)
+// count nothing twice.
+func (p *Platform) wire() {
+	// Every event gets its webhook deliveries (the outbox) and its report
+	// counts in the transaction that writes it.
+	p.Log.OnEmit(p.Webhooks.Enqueue)
+	p.Log.WithInsert(p.Reports.Count)
+	// The lead view reads enrollments and sender state; do-not-contact
+	// stops live enrollments.
+	p.Leads.SetEngine(p.Enrollments)
+	// Activation releases held enrollments, pausing holds them.
+	p.Sequences.OnStatusChange(p.Enrollments.SequenceStatusChanged)
+	// Completing a task moves its enrollment on, in the same transaction.
+	p.Tasks.OnFinish(p.Enrollments.TaskFinished)
+	// A task step's task goes to the lead's thread's assignee, else to the
+	// member who enrolled the lead.
+	p.Tasks.AssignWith(taskOwners(p.DB)...)
+	// A reply stops or delays enrollments through the enrollments area.
+	p.Inbox.StopWith(stopper{p.Enrollments})
+	// A lead that moves to another client takes its threads along.
+	p.Leads.FollowClient(p.Inbox)
 }
 
 // UseTransports sets the transports the platform's runners send with and

@@ -38,9 +38,9 @@ func BenchmarkWritePath(b *testing.B) {
 		logs := map[string]*events.Log{}
 		for _, name := range []string{"outbox", "rollups"} {
 			log := events.NewLog(d, clock)
-			webhooks.NewService(d, clock, log, webhooks.Guard{}, secret.Key{})
+			log.OnEmit(webhooks.NewService(d, clock, webhooks.Guard{}, secret.Key{}).Enqueue)
 			if name == "rollups" {
-				reports.NewService(d, clock, log, areas(d, clock))
+				log.WithInsert(reports.NewService(d, clock, areas(d, clock)).Count)
 			}
 			logs[name] = log
 		}

@@ -45,7 +45,7 @@ func TestSimulatedMonth(t *testing.T) {
 		loc, err := time.LoadLocation(w.Timezone)
 		is.NoErr(err)
 		clock := apikit.NewFakeClock(time.Date(2026, 4, 1, 10, 0, 0, 0, loc))
-		svc := reports.NewService(d, clock, nil, areas(d, clock))
+		svc := reports.NewService(d, clock, areas(d, clock))
 
 		// Rebuilt rollups are the live ones.
 		live := snapshot(t, d, w.ID)

@@ -73,7 +73,9 @@ func berlin(t *testing.T, d *db.DB, now time.Time) (apikit.Principal, *events.Lo
 		t.Fatal(err)
 	}
 	log := events.NewLog(d, clock)
-	return apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}, log, reports.NewService(d, clock, log, areas(d, clock)), clock
+	svc := reports.NewService(d, clock, areas(d, clock))
+	log.WithInsert(svc.Count)
+	return apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}, log, svc, clock
 }
 
 // TestDaylightSaving counts events by the workspace's local day: the

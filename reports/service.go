@@ -25,14 +25,17 @@ type Service struct {
 }
 
 // NewService returns the reports on d, which read the other areas
-// through areas. It counts every event log writes, in the event's own
-// transaction.
-func NewService(d *db.DB, clock apikit.Clock, log *events.Log, areas Areas) *Service {
-	svc := &Service{db: d, clock: clock, areas: areas, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
-	if log != nil {
-		log.WithInsert(svc.count)
-	}
-	return svc
+// through areas. It registers nothing: the activity log's events are
+// counted, in each event's own transaction, through Count, which the
+// caller (platform.New) hooks on the log.
+func NewService(d *db.DB, clock apikit.Clock, areas Areas) *Service {
+	return &Service{db: d, clock: clock, areas: areas, zones: &zones{byWS: map[string]zone{}, ttl: time.Minute, clock: time.Now}}
+}
+
+// Count is the rollups' hook on the activity log (events.Log.WithInsert):
+// the statements that count evs, written with them.
+func (svc *Service) Count(ctx context.Context, evs []events.Event) ([]events.Statement, error) {
+	return svc.count(ctx, evs)
 }
 
 // rollupTables are the tables the rollups live in.

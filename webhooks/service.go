@@ -22,15 +22,18 @@ type Service struct {
 	key   secret.Key
 }
 
-// NewService returns the webhooks service on d and registers its outbox on
-// the activity log: every event a subscribed webhook wants gets a delivery
-// in the transaction that writes the event. Signing secrets are stored
-// sealed under key; without a key, Create refuses with secret.ErrNoKey.
-func NewService(d *db.DB, clock apikit.Clock, log *events.Log, guard Guard, key secret.Key) *Service {
-	svc := &Service{db: d, store: NewBunStore(d), clock: clock, guard: guard, key: key}
-	log.OnEmit(svc.enqueue)
-	return svc
+// NewService returns the webhooks service on d. It registers nothing:
+// the activity log reaches its outbox through Enqueue, which the caller
+// (platform.New) hooks on the log. Signing secrets are stored sealed under
+// key; without a key, Create refuses with secret.ErrNoKey.
+func NewService(d *db.DB, clock apikit.Clock, guard Guard, key secret.Key) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, guard: guard, key: key}
 }
+
+// Enqueue is the outbox's hook on the activity log (events.Log.OnEmit):
+// every event a subscribed webhook wants gets a delivery in the
+// transaction that writes the event.
+func (svc *Service) Enqueue(ctx context.Context, evs []events.Event) error { return svc.enqueue(ctx, evs) }
 
 // signingSecret opens w's signing secret.
 func (svc *Service) signingSecret(w *Webhook) (string, error) {

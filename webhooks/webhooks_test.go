@@ -89,7 +89,8 @@ func newFixture(t *testing.T, d *db.DB, plan string) *fixture {
 	}
 	f := &fixture{d: d, clock: clock, log: events.NewLog(d, clock), rec: newReceiver(t),
 		p: apikit.Principal{WorkspaceID: w.ID, Plan: w.Plan, Role: apikit.RoleManager}}
-	f.svc = webhooks.NewService(d, clock, f.log, loopback, secret.TestKey())
+	f.svc = webhooks.NewService(d, clock, loopback, secret.TestKey())
+	f.log.OnEmit(f.svc.Enqueue)
 	tlsc := f.rec.Client().Transport.(*http.Transport).TLSClientConfig
 	f.worker = f.svc.NewWorker(loopback.Client(tlsc), nil)
 	return f
@@ -144,7 +145,7 @@ func TestCreateWithoutKey(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		f := newFixture(t, d, apikit.PlanPro)
-		svc := webhooks.NewService(d, f.clock, events.NewLog(d, f.clock), loopback, secret.Key{})
+		svc := webhooks.NewService(d, f.clock, loopback, secret.Key{})
 		_, err := svc.Create(context.Background(), f.p, webhooks.CreateInput{URL: f.rec.URL + "/hooks", Events: []string{"*"}})
 		is.Equal(apikit.ErrorCode(err), apikit.EConflict)
 		is.True(strings.Contains(err.Error(), secret.EnvKey))

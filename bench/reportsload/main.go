@@ -162,7 +162,7 @@ func main() {
 	// webhook outbox and the rollups (as the platform wires it) and by one
 	// with the outbox alone.
 	bare := events.NewLog(d, clock)
-	webhooks.NewService(d, clock, bare, webhooks.Guard{}, secret.Key{})
+	bare.OnEmit(webhooks.NewService(d, clock, webhooks.Guard{}, secret.Key{}).Enqueue)
 	// Rounds alternate, so that the log's growth and the WAL's checkpoints
 	// fall on both alike.
 	var spent [2]time.Duration

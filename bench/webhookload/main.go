@@ -50,7 +50,8 @@ func main() {
 	defer rec.Close()
 	guard := webhooks.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
 	log_ := events.NewLog(d, clock)
-	svc := webhooks.NewService(d, clock, log_, guard, benchkit.Key())
+	svc := webhooks.NewService(d, clock, guard, benchkit.Key())
+	log_.OnEmit(svc.Enqueue)
 	for i := range *hooks {
 		_, err := svc.Create(ctx, p, webhooks.CreateInput{URL: fmt.Sprintf("%s/h%d", rec.URL, i), Events: []string{"*"}})
 		benchkit.Check(err)

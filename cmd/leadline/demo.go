@@ -157,7 +157,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		fmt.Fprintf(stdout, "The inbox holds %d threads; replies read as %s. %d call tasks are open.\n", threads.Total, strings.Join(read, ", "), open.Total)
-		r, err := reports.NewService(d, apikit.SystemClock{}, nil, pl.ReportAreas()).Overview(pctx, p, reports.Params{})
+		r, err := reports.NewService(d, apikit.SystemClock{}, pl.ReportAreas()).Overview(pctx, p, reports.Params{})
 		if err != nil {
 			return err
 		}
