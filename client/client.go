@@ -246,6 +246,10 @@ func (c *Client) once(req *http.Request, out any) (time.Duration, error) {
 		if out == nil || len(body) == 0 {
 			return 0, nil
 		}
+		if raw, ok := out.(*[]byte); ok { // a file, such as a CSV download
+			*raw = body
+			return 0, nil
+		}
 		if err := json.Unmarshal(body, out); err != nil {
 			return -1, fmt.Errorf("leadline: %s %s: decode the answer: %w", req.Method, req.URL.Path, err)
 		}

@@ -400,11 +400,15 @@ func TestImportThroughTheClient(t *testing.T) {
 		deadline := time.Now().Add(20 * time.Second)
 		for job.Status == "running" && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
-			job, err = c.GetImport(ctx, job.ID)
+			job, err = c.GetImport(ctx, job.ID, client.PageParams{})
 			is.NoErr(err)
 		}
 		is.True(job.Status != "running")
 		is.Equal(job.Created, 1)
 		is.Equal(job.Rejected, 1)
+		is.Equal(job.Errors[0].Line, 3)
+		rejected, err := c.DownloadImportRejected(ctx, job.ID)
+		is.NoErr(err)
+		is.Equal(string(rejected), "line,code,reason\n3,E_PAYLOAD_INVALID,\"email_work \"\"not-an-email\"\" is not an email address.\"\n")
 	})
 }

@@ -653,7 +653,17 @@ func (c *Client) ImportLeads(ctx context.Context, csv []byte, p ImportParams) (*
 	return out.Data, err
 }
 
-// GetImport returns an import job: its status, counts and rejected rows.
-func (c *Client) GetImport(ctx context.Context, id string) (*leads.ImportJob, error) {
-	return get[*leads.ImportJob](ctx, c, pathOf("/v1/imports/{id}", id), nil)
+// GetImport returns an import job: its status, counts and one page of its
+// rejected rows (the first 100 when p is zero); the job's Rejected says
+// how many there are in all.
+func (c *Client) GetImport(ctx context.Context, id string, p PageParams) (*leads.ImportJob, error) {
+	return get[*leads.ImportJob](ctx, c, pathOf("/v1/imports/{id}", id), p)
+}
+
+// DownloadImportRejected returns every rejected row of an import as a CSV
+// file: line,code,reason, in line order.
+func (c *Client) DownloadImportRejected(ctx context.Context, id string) ([]byte, error) {
+	var out []byte
+	err := c.do(ctx, call{method: http.MethodGet, path: pathOf("/v1/imports/{id}/rejected.csv", id)}, &out)
+	return out, err
 }

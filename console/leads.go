@@ -25,6 +25,7 @@ func (c *Console) routesLeads() {
 	c.handle("GET /leads/import", apikit.RoleMember, c.importForm)
 	c.handle("POST /leads/import", apikit.RoleMember, c.startImport)
 	c.handle("GET /imports/{id}", apikit.RoleClientViewer, c.importPage)
+	c.handle("GET /imports/{id}/rejected.csv", apikit.RoleClientViewer, c.importRejected)
 	// The lead page's forms: PUT /v1/leads/{id}/stage, POST …/tags,
 	// DELETE …/tags/{tag_id}, POST and DELETE …/suppress.
 	c.handle("POST /leads/{id}/stage", apikit.RoleMember, c.leadAction(func(rq *Request, id string) (string, error) {
@@ -287,6 +288,23 @@ func (c *Console) importPage(rq *Request) error {
 		return rq.RenderBlock(http.StatusOK, "import", "progress", pg)
 	}
 	return rq.Render(http.StatusOK, "import", pg)
+}
+
+// importRejected downloads every rejected row of an import as CSV, as GET
+// /v1/imports/{id}/rejected.csv does.
+func (c *Console) importRejected(rq *Request) error {
+	id := rq.R.PathValue("id")
+	if !apikit.ValidID(id) {
+		return apikit.NotFound("Import " + strconv.Quote(id))
+	}
+	// Looked up first, so that an import the member may not see is shown
+	// as not found rather than as the start of a file.
+	if _, err := c.pl.Leads.ImportJob(rq.Ctx, rq.P, id); err != nil {
+		return err
+	}
+	rq.W.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	rq.W.Header().Set("Content-Disposition", `attachment; filename="import-`+id+`-rejected.csv"`)
+	return c.pl.Leads.WriteRejectedCSV(rq.Ctx, rq.P, id, rq.W)
 }
 
 // sortedKeys are m's keys in order.

@@ -265,6 +265,12 @@ func TestImportThroughTheConsole(t *testing.T) {
 		is.True(strings.Contains(page.body, `<th scope="row">Rejected</th><td>1</td>`))
 		is.True(regexp.MustCompile(`<tr><td>3</td><td>E_PAYLOAD_INVALID</td><td>[^<]*email`).MatchString(page.body))
 		is.True(strings.Contains(page.body, "<td>Mobile</td><td>custom.phone</td>"))
+		// Every rejected row, as a CSV download.
+		is.True(strings.Contains(page.body, `href="`+loc+`/rejected.csv" download>`))
+		dl := sdr.get(loc + "/rejected.csv")
+		is.Equal(dl.code, http.StatusOK)
+		is.True(strings.HasPrefix(dl.header.Get("Content-Type"), "text/csv"))
+		is.True(strings.HasPrefix(dl.body, "line,code,reason\n3,E_PAYLOAD_INVALID,"))
 
 		// htmx asks for the progress block alone.
 		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+loc, nil)
@@ -283,6 +289,7 @@ func TestImportThroughTheConsole(t *testing.T) {
 
 		// A viewer of another client, or another workspace, cannot see the job.
 		is.Equal(e.member("vera@initech.test", apikit.RoleClientViewer, "Initech").get(loc).code, http.StatusNotFound)
+		is.Equal(e.member("vera@initech.test", apikit.RoleClientViewer, "Initech").get(loc+"/rejected.csv").code, http.StatusNotFound)
 		is.Equal(e.member("other:owner@other.test", apikit.RoleOwner).get(loc).code, http.StatusNotFound)
 		is.Equal(e.member("vera@globex.test", apikit.RoleClientViewer, "Globex").get(loc).code, http.StatusOK)
 	})

@@ -54,7 +54,8 @@ func (e *env) viewerWorld() *viewerWorld {
 		"/sequences/{id}/enroll": {w.seqs["Globex"], w.seqs["Initech"]},
 		// Imports: an unknown id here; leads_test.go opens another
 		// client's import.
-		"/imports/{id}": {"", apikit.NewID()},
+		"/imports/{id}":              {"", apikit.NewID()},
+		"/imports/{id}/rejected.csv": {"", apikit.NewID()},
 	}}
 	return vw
 }

@@ -33,7 +33,7 @@ type ImportOptions struct {
 	// DefaultImportBatch).
 	BatchSize int
 	// MaxErrors is how many row errors the report keeps (default 100);
-	// every rejected row is counted.
+	// every rejected row is counted, and handed to Progress.
 	MaxErrors int
 	// Progress, when set, is called after every batch.
 	Progress func(ImportProgress)
@@ -44,6 +44,8 @@ type ImportProgress struct {
 	Rows  int   // rows read
 	Bytes int64 // bytes of the file read
 	Report
+	// Rejects are the rows this batch rejected, every one of them.
+	Rejects []RowError
 }
 
 // Report counts what an import did with the file's rows.
@@ -53,6 +55,9 @@ type Report struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Rejected  int `json:"rejected"`
+	// Normalized counts rows imported after flattening, which the API
+	// would have refused: see flattenCell.
+	Normalized int `json:"normalized" doc:"Rows imported after a line break or tab in a one-line field (name, company, headline, …) became one space: spreadsheets put line breaks inside cells. Counted among created, updated and unchanged."`
 }
 
 // RowError is why one row was rejected.
@@ -65,7 +70,7 @@ type RowError struct {
 // ImportReport is the outcome of an import.
 type ImportReport struct {
 	Report
-	Errors []RowError `json:"errors" doc:"The first rejected rows, with their line and reason."`
+	Errors []RowError `json:"errors" doc:"The first rejected rows (ImportOptions.MaxErrors), with their line and reason."`
 	// Columns says what each header maps to ("-": left out).
 	Columns map[string]string `json:"columns" doc:"What each column of the header maps to; \"-\" when it is left out."`
 }
@@ -193,9 +198,9 @@ func checkTarget(field string) error {
 		"Map to one of "+strings.Join(importTargets, ", ")+", custom.KEY, or - to leave the column out.")
 }
 
-// input is the lead input of one row.
-func (cm *columnMapping) input(row []string) (LeadInput, bool) {
-	var in LeadInput
+// input is the lead input of one row, and whether a one-line field's
+// line breaks or tabs became spaces (flattened).
+func (cm *columnMapping) input(row []string) (in LeadInput, ok, flattened bool) {
 	var first, last string
 	empty := true
 	for i, t := range cm.targets {
@@ -205,6 +210,12 @@ func (cm *columnMapping) input(row []string) (LeadInput, bool) {
 		v := strings.TrimSpace(row[i])
 		if v == "" {
 			continue
+		}
+		if !strings.HasPrefix(t, "custom.") {
+			var flat bool
+			if v, flat = flattenCell(v); flat {
+				flattened = true
+			}
 		}
 		empty = false
 		switch t {
@@ -249,7 +260,40 @@ func (cm *columnMapping) input(row []string) (LeadInput, bool) {
 		n := strings.TrimSpace(first + " " + last)
 		in.Name = &n
 	}
-	return in, !empty
+	return in, !empty, flattened
+}
+
+// cellBreak is what flattenCell turns into a space: the line breaks a
+// spreadsheet writes inside a cell (Alt+Enter in Excel) and tabs. Other
+// control characters stay, and the row is refused as POST /v1/leads
+// refuses them.
+func cellBreak(c byte) bool { return c == '\n' || c == '\r' || c == '\t' }
+
+// flattenCell returns v as one line: every run of line breaks and tabs,
+// with the spaces around it, becomes one space. It reports whether v held
+// any. It works on bytes (the characters it looks for are ASCII, never
+// part of a longer UTF-8 sequence), so that text that is not UTF-8 stays
+// as it is, for the row to be refused.
+func flattenCell(v string) (string, bool) {
+	if !strings.ContainsAny(v, "\n\r\t") {
+		return v, false
+	}
+	out := make([]byte, 0, len(v))
+	gap := false
+	for i := range len(v) {
+		c := v[i]
+		switch {
+		case cellBreak(c):
+			out, gap = bytes.TrimRight(out, " "), true
+		case c == ' ' && gap:
+		default:
+			if gap {
+				out, gap = append(out, ' '), false
+			}
+			out = append(out, c)
+		}
+	}
+	return strings.TrimSpace(string(out)), true
 }
 
 // importer reads a CSV file: UTF-8 with or without a byte order mark,
@@ -331,6 +375,7 @@ func separator(b []byte) rune {
 type row struct {
 	line int
 	in   LeadInput
+	flat bool // a one-line field was flattened
 	err  error
 }
 
@@ -354,11 +399,11 @@ func (im *importer) next() (row, bool, error) {
 			return row{line: line, err: apikit.Invalid(fmt.Sprintf("The row has %d fields; the header has %d.", len(rec), len(im.header)),
 				"Quote fields that hold the separator, or remove the extra fields.")}, true, nil
 		}
-		in, ok := im.mapping.input(rec)
+		in, ok, flat := im.mapping.input(rec)
 		if !ok {
 			continue // a row of empty fields
 		}
-		return row{line: line, in: in}, true, nil
+		return row{line: line, in: in, flat: flat}, true, nil
 	}
 }
 
@@ -401,6 +446,7 @@ func (s *Service) startImport(ctx context.Context, p apikit.Principal, r io.Read
 // with content, each prepared or refused, in file order.
 type batchOfRows struct {
 	lines []int
+	flat  []bool
 	rows  []Prepared
 	read  int   // rows read so far, blank rows left out
 	bytes int64 // bytes of the file read so far
@@ -408,9 +454,9 @@ type batchOfRows struct {
 }
 
 // readBatches reads the file on its own goroutine and hands on batches of
-// size prepared rows (and the rows refused on the way), so that reading,
-// parsing and normalising the next rows overlap the writing of the last
-// ones. It stops when ctx ends.
+// size prepared rows (and the rows refused on the way, up to size more),
+// so that reading, parsing and normalising the next rows overlap the
+// writing of the last ones. It stops when ctx ends.
 func (im *importer) readBatches(ctx context.Context, size int, clientID string) <-chan batchOfRows {
 	out := make(chan batchOfRows, 2)
 	go func() {
@@ -451,11 +497,12 @@ func (im *importer) readBatches(ctx context.Context, size int, clientID string) 
 				pr = Prepare(r.in)
 			}
 			cur.lines = append(cur.lines, r.line)
+			cur.flat = append(cur.flat, r.flat)
 			cur.rows = append(cur.rows, pr)
 			if pr.err == nil {
 				valid++
 			}
-			if valid >= size && !send() {
+			if (valid >= size || len(cur.rows) >= 2*size) && !send() {
 				return
 			}
 		}
@@ -476,23 +523,13 @@ func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt Imp
 	size := cmp0(opt.BatchSize, DefaultImportBatch)
 	maxErrs := cmp0(opt.MaxErrors, 100)
 	rep := &ImportReport{Errors: []RowError{}, Columns: im.mapping.columns}
-	reject := func(line int, err error) {
-		rep.Rejected++
-		if len(rep.Errors) < maxErrs {
-			re := RowError{Line: line, Code: string(apikit.EPayloadInvalid), Reason: err.Error()}
-			var ae *apikit.Error
-			if errors.As(err, &ae) {
-				re.Code, re.Reason = string(ae.Code), ae.Message
-			}
-			rep.Errors = append(rep.Errors, re)
-		}
-	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	for batch := range im.readBatches(rctx, size, opt.ClientID) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
+		var rejects []RowError
 		if len(batch.rows) > 0 {
 			res, err := b.UpsertPrepared(ctx, batch.rows)
 			if err != nil {
@@ -507,19 +544,39 @@ func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt Imp
 				case Unchanged:
 					rep.Unchanged++
 				default:
-					reject(batch.lines[i], r.Err)
+					re := rowError(batch.lines[i], r.Err)
+					rep.Rejected++
+					rejects = append(rejects, re)
+					if len(rep.Errors) < maxErrs {
+						rep.Errors = append(rep.Errors, re)
+					}
+					continue
+				}
+				if batch.flat[i] {
+					rep.Normalized++
 				}
 			}
 		}
 		rep.Rows = batch.read
+		// Written rows are reported even when the file cannot be read on.
+		if opt.Progress != nil && (batch.err == nil || len(batch.rows) > 0) {
+			opt.Progress(ImportProgress{Rows: rep.Rows, Bytes: batch.bytes, Report: rep.Report, Rejects: rejects})
+		}
 		if batch.err != nil {
 			return rep, batch.err
 		}
-		if opt.Progress != nil {
-			opt.Progress(ImportProgress{Rows: rep.Rows, Bytes: batch.bytes, Report: rep.Report})
-		}
 	}
 	return rep, ctx.Err()
+}
+
+// rowError is why a row was rejected, as POST /v1/leads would answer.
+func rowError(line int, err error) RowError {
+	re := RowError{Line: line, Code: string(apikit.EPayloadInvalid), Reason: err.Error()}
+	var ae *apikit.Error
+	if errors.As(err, &ae) {
+		re.Code, re.Reason = string(ae.Code), ae.Message
+	}
+	return re
 }
 
 func cmp0(v, def int) int {

@@ -2,9 +2,12 @@ package leads
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -29,8 +32,9 @@ type ImportJob struct {
 	Created     int               `bun:"created" json:"created"`
 	Updated     int               `bun:"updated" json:"updated"`
 	Unchanged   int               `bun:"unchanged" json:"unchanged"`
-	Rejected    int               `bun:"rejected" json:"rejected"`
-	Errors      []RowError        `bun:"errors,type:jsonb" json:"errors" doc:"The first 100 rejected rows, with their line and reason."`
+	Rejected    int               `bun:"rejected" json:"rejected" doc:"Rows refused by a rule of POST /v1/leads; every one is listed (errors, and GET /v1/imports/{id}/rejected.csv)."`
+	Normalized  int               `bun:"normalized" json:"normalized" doc:"Rows imported after a line break or tab in a one-line field (name, company, headline, …) became one space: spreadsheets put line breaks inside cells (Alt+Enter). Counted among created, updated and unchanged; POST /v1/leads refuses such text."`
+	Errors      []RowError        `bun:"-" json:"errors" doc:"Rejected rows in line order, with their line, code and reason: one page of them (limit and offset of GET /v1/imports/{id}; the first 100 by default)."`
 	Columns     map[string]string `bun:"columns,type:jsonb" json:"columns" doc:"What each column of the header maps to; \"-\" when it is left out."`
 	Error       *string           `bun:"error" json:"error" doc:"Why a failed import stopped; null otherwise. Rows written before it stopped stay written."`
 	CreatedAt   time.Time         `bun:"created_at" json:"created_at"`
@@ -146,7 +150,7 @@ func (s *Service) StartImport(ctx context.Context, p apikit.Principal, file io.R
 		defer end()
 		defer file.Close()
 		opt.Progress = func(pr ImportProgress) {
-			if err := s.saveImport(context.WithoutCancel(bg), job.ID, ImportRunning, pr.Report, nil, nil); err != nil {
+			if err := s.saveImport(context.WithoutCancel(bg), job.ID, ImportRunning, pr.Report, pr.Rejects, nil); err != nil {
 				logger.Error("import progress", "import", job.ID, "err", err)
 			}
 		}
@@ -163,41 +167,138 @@ func (s *Service) StartImport(ctx context.Context, p apikit.Principal, file io.R
 			logger.Error("import failed", "import", job.ID, "err", err)
 		}
 		var r Report
-		var errs []RowError
 		if rep != nil {
-			r, errs = rep.Report, rep.Errors
+			r = rep.Report
 		}
-		// Recorded even when the shutdown stopped it.
+		// Recorded even when the shutdown stopped it. The rejected rows
+		// went with each batch's progress.
 		save, cancel := context.WithTimeout(context.WithoutCancel(bg), 10*time.Second)
 		defer cancel()
-		if err := s.saveImport(save, job.ID, status, r, errs, msg); err != nil {
+		if err := s.saveImport(save, job.ID, status, r, nil, msg); err != nil {
 			logger.Error("import end", "import", job.ID, "err", err)
 		}
 	}()
 	return job, nil
 }
 
-// saveImport writes a job's counts, and when it ended its status, row
-// errors and error.
-func (s *Service) saveImport(ctx context.Context, id, status string, r Report, errs []RowError, msg *string) error {
-	now := s.clock.Now()
-	q := s.db.NewUpdate().Model((*ImportJob)(nil)).Where("id = ?", id).
-		Set("rows = ?, created = ?, updated = ?, unchanged = ?, rejected = ?, updated_at = ?", r.Rows, r.Created, r.Updated, r.Unchanged, r.Rejected, now)
-	if status != ImportRunning {
-		if errs == nil {
-			errs = []RowError{}
-		}
-		q = q.Set("status = ?, errors = ?, error = ?, finished_at = ?", status, errs, msg, now)
-	}
-	_, err := q.Exec(ctx)
-	return err
+// importReject is one rejected row of an import job, as stored.
+type importReject struct {
+	bun.BaseModel `bun:"table:import_rejects"`
+
+	ImportID string `bun:"import_id,pk"`
+	Line     int    `bun:"line,pk"`
+	Code     string `bun:"code"`
+	Reason   string `bun:"reason"`
 }
 
-// ImportJob returns the import job with id. A running job that has not
-// written its counts for two minutes was left by a process that stopped:
-// it is marked failed. Returns E_NOT_FOUND if the job is not the
-// workspace's, or is of a client outside a scoped key's clients.
+// rejectsPerStatement bounds one insert of rejected rows well below the
+// bound variables either engine takes in a statement.
+const rejectsPerStatement = 1000
+
+// saveImport writes a job's counts with the rows the last batch rejected,
+// in one transaction so that the rows listed always match the count, and
+// when it ended its status and error.
+func (s *Service) saveImport(ctx context.Context, id, status string, r Report, rejects []RowError, msg *string) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		idb := s.db.IDB(ctx)
+		for part := range slices.Chunk(rejects, rejectsPerStatement) {
+			rows := make([]importReject, len(part))
+			for i, e := range part {
+				rows[i] = importReject{ImportID: id, Line: e.Line, Code: e.Code, Reason: e.Reason}
+			}
+			if _, err := idb.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+				return fmt.Errorf("save rejected rows: %w", err)
+			}
+		}
+		now := s.clock.Now()
+		q := idb.NewUpdate().Model((*ImportJob)(nil)).Where("id = ?", id).
+			Set("rows = ?, created = ?, updated = ?, unchanged = ?, rejected = ?, normalized = ?, updated_at = ?",
+				r.Rows, r.Created, r.Updated, r.Unchanged, r.Rejected, r.Normalized, now)
+		if status != ImportRunning {
+			q = q.Set("status = ?, error = ?, finished_at = ?", status, msg, now)
+		}
+		_, err := q.Exec(ctx)
+		return err
+	})
+}
+
+// DefaultImportErrors is how many rejected rows an import job carries
+// unless a page is asked for.
+const DefaultImportErrors = 100
+
+// ImportJob returns the import job with id and its first
+// DefaultImportErrors rejected rows. A running job that has not written
+// its counts for two minutes was left by a process that stopped: it is
+// marked failed. Returns E_NOT_FOUND if the job is not the workspace's, or
+// is of a client outside a scoped key's clients.
 func (s *Service) ImportJob(ctx context.Context, p apikit.Principal, id string) (*ImportJob, error) {
+	job, _, err := s.ImportJobPage(ctx, p, id, DefaultImportErrors, 0)
+	return job, err
+}
+
+// ImportJobPage returns the import job with id, as ImportJob does, with
+// the page of its rejected rows (in line order) that limit (1 to
+// apikit.MaxLimit) and offset (0 or more) select, and how many rejected
+// rows are listed in all. Returns E_PAYLOAD_INVALID for a limit or offset
+// out of bounds, and E_NOT_FOUND as ImportJob does.
+func (s *Service) ImportJobPage(ctx context.Context, p apikit.Principal, id string, limit, offset int) (*ImportJob, int, error) {
+	if err := apikit.CheckPage(&limit, offset); err != nil {
+		return nil, 0, err
+	}
+	job, err := s.importJob(ctx, p, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	var rows []importReject
+	total, err := s.db.NewSelect().Model(&rows).Where("import_id = ?", id).Order("line").Limit(int64(limit)).Offset(int64(offset)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	job.Errors = make([]RowError, len(rows))
+	for i, r := range rows {
+		job.Errors[i] = RowError{Line: r.Line, Code: r.Code, Reason: r.Reason}
+	}
+	return job, int(total), nil
+}
+
+// WriteRejectedCSV writes every rejected row of the import job with id to
+// w as CSV, in line order: a header line (line,code,reason) and a line per
+// row. It reads the rows a thousand at a time, so that a large report
+// never sits in memory. Returns E_NOT_FOUND as ImportJob does, before it
+// writes anything.
+func (s *Service) WriteRejectedCSV(ctx context.Context, p apikit.Principal, id string, w io.Writer) error {
+	if _, err := s.importJob(ctx, p, id); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"line", "code", "reason"}); err != nil {
+		return err
+	}
+	after := 0
+	for {
+		var rows []importReject
+		err := s.db.NewSelect().Model(&rows).Where("import_id = ? AND line > ?", id, after).Order("line").Limit(rejectsPerStatement).Scan(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := cw.Write([]string{strconv.Itoa(r.Line), r.Code, r.Reason}); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		if len(rows) < rejectsPerStatement {
+			return nil
+		}
+		after = rows[len(rows)-1].Line
+	}
+}
+
+// importJob reads the job with id, for ImportJob.
+func (s *Service) importJob(ctx context.Context, p apikit.Principal, id string) (*ImportJob, error) {
 	job, err := db.Visible(p, "Import", id, func() (*ImportJob, error) {
 		j := new(ImportJob)
 		err := s.db.NewSelect().Model(j).Where("im.workspace_id = ? AND im.id = ?", p.WorkspaceID, id).Scan(ctx)
@@ -210,11 +311,9 @@ func (s *Service) ImportJob(ctx context.Context, p apikit.Principal, id string) 
 		if err := s.FailInterruptedImports(ctx); err != nil {
 			return nil, err
 		}
-		return s.ImportJob(ctx, p, id)
+		return s.importJob(ctx, p, id)
 	}
-	if job.Errors == nil {
-		job.Errors = []RowError{}
-	}
+	job.Errors = []RowError{}
 	return job, nil
 }
 

@@ -73,9 +73,9 @@ type EnrollmentRef struct {
 // LeadInput is the lead input (create-or-update) and patch object. A field
 // that is left out, null or an empty string is left as it is.
 type LeadInput struct {
-	ClientID         *string        `json:"client_id,omitempty" doc:"Client the lead belongs to. A key scoped to one client defaults to it."`
-	ListID           *string        `json:"list_id,omitempty" doc:"The lead's list (see GET /v1/me for ids)."`
-	StageID          *string        `json:"stage_id,omitempty" doc:"The lead's stage (see GET /v1/me for ids)."`
+	ClientID         *string        `json:"client_id,omitempty" maxLength:"36" doc:"Client the lead belongs to. A key scoped to one client defaults to it."`
+	ListID           *string        `json:"list_id,omitempty" maxLength:"36" doc:"The lead's list (see GET /v1/me for ids)."`
+	StageID          *string        `json:"stage_id,omitempty" maxLength:"36" doc:"The lead's stage (see GET /v1/me for ids)."`
 	EmailWork        *string        `json:"email_work,omitempty" maxLength:"320"`
 	EmailPersonal    *string        `json:"email_personal,omitempty" maxLength:"320"`
 	PublicIdentifier *string        `json:"public_identifier,omitempty" maxLength:"200"`

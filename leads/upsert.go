@@ -65,8 +65,11 @@ func (in *LeadInput) value(k matchKey) *string {
 
 // normalize trims every text field, drops empty ones (an empty string or
 // null counts as left out), derives the public identifier from a LinkedIn
-// URL and checks formats.
+// URL and checks the bounds (checkLimits) and formats.
 func normalize(in LeadInput) (LeadInput, error) {
+	if err := checkLimits(&in); err != nil {
+		return in, err
+	}
 	if err := apikit.CheckText("", in); err != nil {
 		return in, err
 	}

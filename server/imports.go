@@ -32,6 +32,22 @@ type importIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"Import id."`
 }
 
+type importPageInput struct {
+	ID     string `path:"id" format:"uuid" doc:"Import id."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"200" default:"100" doc:"How many rejected rows errors carries."`
+	Offset int    `query:"offset" minimum:"0" default:"0" doc:"How many rejected rows, in line order, to skip."`
+}
+
+type importPageOutput struct {
+	Body struct {
+		Data    *leads.ImportJob `json:"data"`
+		Total   int              `json:"total" doc:"How many rejected rows the job lists (as rejected counts them)."`
+		Limit   int              `json:"limit"`
+		Offset  int              `json:"offset"`
+		HasMore bool             `json:"has_more" doc:"true when rejected rows follow this page: ask again with offset + limit."`
+	}
+}
+
 func (s *Server) registerImports() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -80,16 +96,55 @@ func (s *Server) registerImports() {
 	register(s, huma.Operation{
 		OperationID: "get-import", Method: http.MethodGet, Path: "/v1/imports/{id}", Tags: tags,
 		Summary: "Get an import",
-		Description: "The import's status and counts so far: created, updated, unchanged and rejected rows, and the first 100 " +
-			"rejected rows with their line and reason. Poll until status is no longer running.",
-		Errors: []int{http.StatusNotFound},
-	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *importIDInput) (*importOutput, error) {
-		job, err := s.leads.ImportJob(ctx, p, in.ID)
+		Description: "The import's status and counts so far: created, updated, unchanged, rejected and normalized rows, and " +
+			"its rejected rows with their line, code and reason, in line order, paged as every list is: `errors` holds `limit` " +
+			"of them (100 by default, at most 200) from `offset`; `total`, `limit`, `offset` and `has_more` describe that page. " +
+			"Every rejected row is listed, as the batch that rejected it is written; " +
+			"GET /v1/imports/{id}/rejected.csv lists them all at once. Poll until status is no longer running.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *importPageInput) (*importPageOutput, error) {
+		job, total, err := s.leads.ImportJobPage(ctx, p, in.ID, in.Limit, in.Offset)
 		if err != nil {
 			return nil, err
 		}
-		out := &importOutput{Status: http.StatusOK}
-		out.Body.Data = job
+		out := &importPageOutput{}
+		page := apikit.NewPage(job.Errors, total, in.Limit, in.Offset)
+		out.Body.Data, out.Body.Total, out.Body.Limit, out.Body.Offset, out.Body.HasMore = job, total, in.Limit, in.Offset, page.HasMore
 		return out, nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "download-import-rejected", Method: http.MethodGet, Path: "/v1/imports/{id}/rejected.csv", Tags: tags,
+		Summary: "Download an import's rejected rows",
+		Description: "Every rejected row of the import as a CSV file (`text/csv`, UTF-8, comma separated): a header line " +
+			"`line,code,reason`, then a line per rejected row in line order: the row's first line in the imported file, the error " +
+			"code POST /v1/leads would answer and the reason. While the import runs it lists the rows rejected so far.",
+		Errors: []int{http.StatusNotFound},
+		Responses: map[string]*huma.Response{"200": {
+			Description: "The rejected rows as CSV.",
+			Headers: map[string]*huma.Header{"Content-Disposition": {
+				Description: "attachment, with a file name: import-{id}-rejected.csv.",
+				Schema:      &huma.Schema{Type: huma.TypeString},
+			}},
+			Content: map[string]*huma.MediaType{"text/csv": {
+				Schema:  &huma.Schema{Type: huma.TypeString},
+				Example: "line,code,reason\n5,E_PAYLOAD_INVALID,\"email_work \"\"nope\"\" is not an email address.\"\n",
+			}},
+		}},
+	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *importIDInput) (*huma.StreamResponse, error) {
+		// Looked up first, so that an unknown import answers 404 in the
+		// envelope before the file begins.
+		if _, err := s.leads.ImportJob(ctx, p, in.ID); err != nil {
+			return nil, err
+		}
+		return &huma.StreamResponse{Body: func(hctx huma.Context) {
+			hctx.SetHeader("Content-Type", "text/csv; charset=utf-8")
+			hctx.SetHeader("Content-Disposition", `attachment; filename="import-`+in.ID+`-rejected.csv"`)
+			hctx.SetStatus(http.StatusOK)
+			if err := s.leads.WriteRejectedCSV(hctx.Context(), p, in.ID, hctx.BodyWriter()); err != nil {
+				// The answer has begun: it ends short, and the log says why.
+				s.logger.Error("rejected rows download", "import", in.ID, "err", err)
+			}
+		}}, nil
 	})
 }

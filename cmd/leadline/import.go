@@ -110,6 +110,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "%s %d rows in %s (%.0f rows/s): %d created, %d updated, %d unchanged, %d rejected\n",
 		verb, rep.Rows, took.Round(time.Millisecond), float64(rep.Rows)/max(took.Seconds(), 1e-9), rep.Created, rep.Updated, rep.Unchanged, rep.Rejected)
+	if rep.Normalized > 0 {
+		fmt.Fprintf(stdout, "%d of them had line breaks or tabs in one-line fields, imported as spaces\n", rep.Normalized)
+	}
 	var left []string
 	for col, field := range rep.Columns {
 		if field == "-" {
