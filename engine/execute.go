@@ -63,11 +63,12 @@ func (r *Runner) perform(ctx context.Context, c *call) (senders.Result, error, e
 		}
 		return res, nil, nil
 	}
-	res, perr := t.Perform(ctx, c.req)
+	res, perr := senders.Send(ctx, t, c.req)
 	te, ok := senders.AsTransportError(perr)
 	if perr != nil && !ok {
-		// The outcome is unknown: keep the action as sending and the
-		// lease; the next run after the lease asks the transport.
+		// The outcome is unknown, and the lookup right after found
+		// nothing: keep the action as sending and the lease; the next run
+		// after the lease asks the transport again.
 		r.observer.TransportError(c.sender.Transport, OutcomeUnknown)
 		r.observer.Step(c.action.Action, OutcomeUnknown)
 		return res, nil, fmt.Errorf("transport: %w", perr)

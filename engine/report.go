@@ -99,7 +99,11 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		return r.saveAfter(ctx, e, now)
 	}
 	te, _ := senders.AsTransportError(perr)
-	if err := giveBack(); err != nil {
+	// The budget and the sender's health read the outcome as every send
+	// does (senders.Settle). The tick's workers share the cached sender: a
+	// signal changes a copy, which then replaces it.
+	s := *c.sender
+	if err := svc.senders.Settle(ctx, &s, action, a.CreatedAt, perr); err != nil {
 		return false, err
 	}
 	if err := r.keepMember(ctx, e, te.Member); err != nil {
@@ -123,16 +127,6 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		}
 	case senders.SenderLevel:
 		e.Attempt++
-		// The tick's workers share the cached sender: the signal changes a
-		// copy, which then replaces it.
-		s := *c.sender
-		var until time.Time
-		if te.RetryAfter > 0 {
-			until = now.Add(te.RetryAfter)
-		}
-		if err := svc.senders.SignalUntil(ctx, &s, te.Signal, te.Message, until); err != nil {
-			return false, err
-		}
 		r.tickMu.Lock()
 		r.tick.senders[s.ID] = &s
 		r.tickMu.Unlock()

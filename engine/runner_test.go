@@ -172,7 +172,8 @@ func TestReplyStopAndAutoReplies(t *testing.T) {
 }
 
 // crashing performs through the sandbox, then loses the answer, as a
-// process that dies after the transport accepted.
+// process that dies after the transport accepted: the lookup right after
+// never happens either.
 type crashing struct{ *sandbox.Network }
 
 func (c crashing) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
@@ -180,6 +181,40 @@ func (c crashing) Perform(ctx context.Context, req senders.Request) (senders.Res
 		return senders.Result{}, err
 	}
 	return senders.Result{}, errors.New("connection reset after the request was sent")
+}
+
+func (c crashing) Lookup(context.Context, senders.Request) (senders.Result, bool, error) {
+	return senders.Result{}, false, errors.New("the process is gone")
+}
+
+// lossy performs through the sandbox and loses the answer, but the
+// process lives on and can ask.
+type lossy struct{ *sandbox.Network }
+
+func (l lossy) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	if _, err := l.Network.Perform(ctx, req); err != nil {
+		return senders.Result{}, err
+	}
+	return senders.Result{}, errors.New("502 after the request was sent")
+}
+
+// TestLostAnswerIsLookedUpAtOnce: an action whose answer was lost is
+// looked up right away (senders.Send), as a member's reply is: found, it
+// is recorded sent in the same run, once.
+func TestLostAnswerIsLookedUpAtOnce(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, "")
+		e.activate("Plain")
+		ann := e.lead("Ann Lee", nil)
+		e.enrol("Plain", ann)
+		e.clock.Set(monday.Add(2 * time.Hour)) // inside the window
+		_, err := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: lossy{e.net}}).Tick(context.Background())
+		is.NoErr(err)
+		is.Equal(len(e.net.Performed()), 1)
+		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
+	})
 }
 
 func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
@@ -223,7 +258,8 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 }
 
 // recording performs through the sandbox and keeps the requests Perform
-// and Lookup receive; while losing, it loses Perform's answer.
+// and Lookup receive; while losing, it loses Perform's answer, and Lookup
+// fails too.
 type recording struct {
 	*sandbox.Network
 	mu              sync.Mutex
@@ -245,7 +281,11 @@ func (r *recording) Perform(ctx context.Context, req senders.Request) (senders.R
 func (r *recording) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
 	r.mu.Lock()
 	r.seen = append(r.seen, req)
+	losing := r.losing
 	r.mu.Unlock()
+	if losing {
+		return senders.Result{}, false, errors.New("502 to the lookup too")
+	}
 	return r.Network.Lookup(ctx, req)
 }
 
@@ -269,6 +309,8 @@ func TestRecoveredLookupGetsTheOriginalRequest(t *testing.T) {
 		_, err := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: rec}).Tick(ctx)
 		is.NoErr(err)
 		is.Equal(len(rec.performed), 2)
+		is.Equal(len(rec.seen), 2) // looked up at once, in vain: the outcome stays unknown
+		is.Equal(deref(e.enrollment(ann).WaitingFor), enrollments.WaitSending)
 
 		// A new runner (a restart), after the lease.
 		rec.losing = false
@@ -276,7 +318,7 @@ func TestRecoveredLookupGetsTheOriginalRequest(t *testing.T) {
 		_, err = e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: rec}).Tick(ctx)
 		is.NoErr(err)
 		is.Equal(len(rec.performed), 2) // found, not sent again
-		is.Equal(len(rec.seen), 2)
+		is.Equal(len(rec.seen), 4)
 		byKey := map[string]senders.Request{}
 		for _, r := range rec.performed {
 			byKey[r.Key] = r

@@ -90,9 +90,10 @@ type Senders interface {
 	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
 	TakeNote(ctx context.Context, s *senders.Sender, t time.Time) (bool, error)
 	Signal(ctx context.Context, s *senders.Sender, signal, message string) error
-	// SignalUntil is Signal with the time the signal lapses (zero: its
-	// default).
-	SignalUntil(ctx context.Context, s *senders.Sender, signal, message string, until time.Time) error
+	// Settle records what an action's outcome means for its sender: the
+	// budget back for a refusal or a retry, a sender-level signal with the
+	// provider's retry hint.
+	Settle(ctx context.Context, s *senders.Sender, a senders.Action, reservedAt time.Time, perr error) error
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool, invitation, memberID string) error
 	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (*time.Time, error)
 	// InvitationLead returns the lead of s's own sent invitation that the

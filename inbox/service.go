@@ -25,12 +25,11 @@ type Senders interface {
 	// ctx carries: nil when the action may run, else what blocks it.
 	// Returns only the database's errors.
 	Reserve(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) (*senders.Blocked, error)
-	// GiveBack returns the unit Reserve took. Returns only the database's
-	// errors.
-	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
-	// Signal records what a transport said of s's account (its health).
-	// Returns only the database's errors.
-	Signal(ctx context.Context, s *senders.Sender, signal, message string) error
+	// Settle records what an action's outcome means for s, as for every
+	// send: the unit Reserve took at reservedAt back for a refusal or a
+	// retry, a sender-level signal with the provider's retry hint. Returns
+	// only the database's errors.
+	Settle(ctx context.Context, s *senders.Sender, a senders.Action, reservedAt time.Time, perr error) error
 }
 
 // Leads is what the inbox needs of the leads area.
@@ -405,38 +404,38 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 	t := svc.transport(s.Transport)
 	req := senders.Request{Key: "reply:" + m.ID, Sender: s, Action: action, Lead: lead.Recipient(),
 		Subject: in.Subject, Body: in.Body, Thread: thread, Purpose: senders.PurposeReply}
-	res, perr := t.Perform(ctx, req)
-	if _, ok := senders.AsTransportError(perr); perr != nil && !ok {
-		// The outcome is unknown: the transport looks for what the request
-		// would have sent.
-		var found bool
-		var lerr error
-		if res, found, lerr = t.Lookup(ctx, req); lerr == nil && found {
-			perr = nil
-		} else {
-			perr = &senders.TransportError{Kind: senders.Transient, Code: "no_answer", Message: "the provider did not answer"}
-		}
-	}
+	// The one send path (senders.Send, senders.Settle), as the runner's.
+	res, perr := senders.Send(ctx, t, req)
+	outcome := senders.Classify(perr)
 	err = svc.db.InTx(ctx, func(ctx context.Context) error {
-		if perr != nil {
-			return svc.unsent(ctx, s, action, m, perr)
+		switch outcome {
+		case senders.OutcomeSent:
+			return svc.sent(ctx, p, th.ID, m, action, res)
+		case senders.OutcomeUnknown:
+			// It may have gone out: the message stays as sending and the
+			// budget spent, so that nobody sends it twice on a guess.
+			return nil
 		}
-		return svc.sent(ctx, p, th.ID, m, action, res)
+		return svc.unsent(ctx, s, action, m, perr)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if perr != nil {
-		te, _ := senders.AsTransportError(perr)
-		remedy := "This message cannot reach the lead; nothing was sent."
-		if te.Kind == senders.Transient {
-			remedy = "Nothing was sent; try again in a few minutes."
-		} else if te.Kind == senders.SenderLevel {
-			remedy = "Nothing was sent; GET /v1/senders/{id}/health shows the sender's state."
-		}
-		return nil, apikit.Conflict(fmt.Sprintf("The provider refused the message (%s): %s.", te.Code, te.Message), remedy)
+	switch outcome {
+	case senders.OutcomeSent:
+		return m, nil
+	case senders.OutcomeUnknown:
+		return nil, apikit.Conflict("The provider did not answer, and leadline cannot tell whether the message went out; it stays in the thread as sending.",
+			"Look at the conversation with the provider before you send it again.")
 	}
-	return m, nil
+	te, _ := senders.AsTransportError(perr)
+	remedy := "This message cannot reach the lead; nothing was sent."
+	if te.Kind == senders.Transient {
+		remedy = "Nothing was sent; try again in a few minutes."
+	} else if te.Kind == senders.SenderLevel {
+		remedy = "Nothing was sent; GET /v1/senders/{id}/health shows the sender's state."
+	}
+	return nil, apikit.Conflict(fmt.Sprintf("The provider refused the message (%s): %s.", te.Code, te.Message), remedy)
 }
 
 // replySubject is "Re: " and the thread's latest subject, made one line:
@@ -522,13 +521,8 @@ func (svc *Service) sent(ctx context.Context, p apikit.Principal, threadID strin
 // goes back and the message is removed; a sender-level error changes the
 // sender's health.
 func (svc *Service) unsent(ctx context.Context, s *senders.Sender, action senders.Action, m *Message, perr error) error {
-	if err := svc.senders.GiveBack(ctx, s, action, m.SentAt); err != nil {
+	if err := svc.senders.Settle(ctx, s, action, m.SentAt, perr); err != nil {
 		return err
-	}
-	if te, ok := senders.AsTransportError(perr); ok && te.Kind == senders.SenderLevel {
-		if err := svc.senders.Signal(ctx, s, te.Signal, te.Message); err != nil {
-			return err
-		}
 	}
 	return svc.store.DeleteMessage(ctx, m)
 }

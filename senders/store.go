@@ -171,7 +171,7 @@ func (b *BunStore) GiveBack(ctx context.Context, senderID, day, key string) erro
 func (b *BunStore) InsertInvitation(ctx context.Context, inv *Invitation) error {
 	_, err := b.db.IDB(ctx).NewInsert().Model(inv).
 		On("CONFLICT (sender_id, lead_id) DO UPDATE").
-		Set("sent_at = EXCLUDED.sent_at, with_note = EXCLUDED.with_note, accepted_at = NULL, withdrawn_at = NULL, "+
+		Set("sent_at = EXCLUDED.sent_at, with_note = EXCLUDED.with_note, accepted_at = NULL, withdrawn_at = NULL, " +
 			"provider_id = EXCLUDED.provider_id, member_id = EXCLUDED.member_id").Exec(ctx)
 	return err
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -209,6 +210,38 @@ func TestThreadRoutes(t *testing.T) {
 		assertEnvelope(t, r, 409, "E_CONFLICT")
 		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "do-not-contact"))
 		is.Equal(len(net.Performed()), sent+1)
+	})
+}
+
+// TestReplyOfUnknownOutcome: a member's reply whose answer never came is
+// looked up at once; found, it is sent; not found, it stays in the thread
+// as sending with its budget spent, and the member is told that leadline
+// cannot tell, never that nothing was sent.
+func TestReplyOfUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	eachEnv(t, DefaultRateLimits, func(t *testing.T, e *env) {
+		is := is.New(t)
+		m := e.mailAnnAndCy(t)
+		e.clock.Set(time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC))
+		th := e.call("GET", "/v1/threads?lead_id="+m.ann, "viewer", nil).Body["data"].([]any)[0].(map[string]any)["id"].(string)
+		before := e.call("GET", "/v1/senders/"+m.ids["mail"]+"/budgets", "viewer", nil).data()
+		m.net.FailNext(m.ids["mail"], errors.New("connection reset after the data"))
+		r := e.call("POST", "/v1/threads/"+th+"/reply", "member", map[string]any{"body": "Thursday works."})
+		assertEnvelope(t, r, 409, "E_CONFLICT")
+		is.True(strings.Contains(r.Body["error"].(map[string]any)["message"].(string), "cannot tell whether the message went out"))
+		v := e.call("GET", "/v1/threads/"+th, "viewer", nil).data()
+		msgs := v["messages"].([]any)
+		is.Equal(msgs[len(msgs)-1].(map[string]any)["status"], "sending")
+		after := e.call("GET", "/v1/senders/"+m.ids["mail"]+"/budgets", "viewer", nil).data()
+		used := func(b map[string]any) float64 {
+			for _, a := range b["actions"].([]any) {
+				if a.(map[string]any)["action"] == "email" {
+					return a.(map[string]any)["used"].(float64)
+				}
+			}
+			return -1
+		}
+		is.Equal(used(after), used(before)+1) // spent: it may have gone out
 	})
 }
 

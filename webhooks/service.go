@@ -33,7 +33,9 @@ func NewService(d *db.DB, clock apikit.Clock, guard Guard, key secret.Key) *Serv
 // Enqueue is the outbox's hook on the activity log (events.Log.OnEmit):
 // every event a subscribed webhook wants gets a delivery in the
 // transaction that writes the event.
-func (svc *Service) Enqueue(ctx context.Context, evs []events.Event) error { return svc.enqueue(ctx, evs) }
+func (svc *Service) Enqueue(ctx context.Context, evs []events.Event) error {
+	return svc.enqueue(ctx, evs)
+}
 
 // signingSecret opens w's signing secret.
 func (svc *Service) signingSecret(w *Webhook) (string, error) {
