@@ -57,8 +57,13 @@ func (svc *Service) Ended(e *Enrollment, status Status, reason string, now time.
 		e.LastErrorCode = &code
 	}
 	kind := EventStopped
-	if status == Replied {
+	switch status {
+	case Replied:
 		kind = EventReplied
+	case Exited:
+		kind = EventExited
+	case Finished:
+		kind = EventFinished
 	}
 	return EventFor(e, kind, e.StepID, map[string]any{"sequence_id": e.SequenceID, "reason": reason})
 }

@@ -156,12 +156,16 @@ func stopsOf(ctx context.Context) *replyStops {
 }
 
 // BatchReplyStops makes the reply-stops of the transaction ctx carries wait
-// for FlushReplyStops, which the caller must call before the transaction
-// ends: a batch of replies then ends its enrollments and marks its leads in
-// one statement each.
+// for FlushReplyStops: a batch of replies then ends its enrollments and
+// marks its leads in one statement each. The batch belongs to the
+// transaction, which flushes what is still pending before it commits
+// (db.BeforeCommit): a caller flushes earlier only where a later read must
+// see the stops (ReplyStopsPending), and a batch nobody flushed is never
+// lost.
 func (svc *Service) BatchReplyStops(ctx context.Context, now time.Time) {
 	if memo := db.TxMemo(ctx); memo != nil {
 		memo.Store(stopsKey{}, &replyStops{at: now, leads: map[string][]string{}, touched: map[string]bool{}})
+		db.BeforeCommit(ctx, "enrollments reply-stops", svc.FlushReplyStops)
 	}
 }
 

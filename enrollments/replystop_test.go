@@ -184,3 +184,22 @@ func TestBatchReplyStops(t *testing.T) {
 		is.Equal(pending(b.ctx, cy), []bool{false, false})
 	})
 }
+
+// TestUnflushedReplyStopsAreWrittenAtCommit: the batch belongs to its
+// transaction, which writes what nobody flushed before it commits.
+func TestUnflushedReplyStopsAreWrittenAtCommit(t *testing.T) {
+	each(t, func(t *testing.T, b *bundle) {
+		is := is.New(t)
+		ann, ben, _, _ := b.people()
+		es := b.enrol("Visit", ann, ben)
+		now := b.later(time.Hour)
+		is.NoErr(b.pl.DB.InTx(b.ctx, func(ctx context.Context) error {
+			b.svc.BatchReplyStops(ctx, now)
+			b.reply(ctx, ann)
+			return nil // no FlushReplyStops
+		}))
+		is.Equal(b.get(es[ann].ID).Status, enrollments.Replied)
+		is.True(b.replied(ann))
+		is.Equal(b.get(es[ben].ID).Status, enrollments.Active)
+	})
+}
