@@ -513,10 +513,11 @@ func (im *importer) readBatches(ctx context.Context, size int, clientID string) 
 // DefaultImportBatch is how many rows an import writes per transaction
 // unless told otherwise. On SQLite every commit flushes the full-text
 // index's pending terms into a new segment that later merges rewrite, so
-// larger transactions cost less CPU per row (docs/PERFORMANCE.md,
-// 2026-11-27); the price is the write lock held for the whole batch, which
-// other writers wait for (busy_timeout, 10 s): 5,000 rows hold it about
-// half a second on an idle core.
+// larger transactions cost less CPU per row
+// (docs/performance/2026-11-25-csv-import.md, 2026-11-27); the price is
+// the write lock held for the whole batch, which other writers wait for
+// (busy_timeout, 10 s): 5,000 rows hold it about half a second on an idle
+// core.
 const DefaultImportBatch = 5000
 
 func (s *Service) runImport(ctx context.Context, im *importer, b *Batch, opt ImportOptions) (*ImportReport, error) {

@@ -88,7 +88,7 @@ const PrefetchBlocks = 64
 // 3,300 for a common company word at 1M leads), and Postgres 15's default
 // of 1 reads them one at a time when they are not cached (p95 61 ms
 // against 37 ms with 64, after a restart with an empty file cache:
-// docs/PERFORMANCE.md). A server whose platform cannot prefetch refuses
+// docs/performance/2026-11-27-console-pages.md). A server whose platform cannot prefetch refuses
 // any value but 0; the connection then keeps the server's.
 func prefetch(ctx context.Context, conn *pgx.Conn) error {
 	_, err := conn.Exec(ctx, fmt.Sprintf(`SELECT set_config('effective_io_concurrency', '%d', false)
@@ -130,7 +130,8 @@ func sqliteDSN(dsn string) string {
 	// SQLite allows by default): a page it maps is read without a system
 	// call, and the mapped pages are the system's file cache, shared by
 	// every connection. Sorts and temporary indexes stay in memory.
-	// docs/PERFORMANCE.md has the measurements.
+	// docs/performance/2026-11-22-leads-api-hardening.md and
+	// docs/performance/2026-11-27-console-pages.md have the measurements.
 	// busy_timeout comes first: switching to WAL takes a lock, and a
 	// process that opens the file while another does must wait for it.
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)",
