@@ -330,7 +330,7 @@ func (r *Runner) probe(ctx context.Context, all []senders.Sender, now time.Time)
 			if err := r.svc.senders.Signal(ctx, s, senders.SignalRecovered, ""); err != nil {
 				return err
 			}
-			return r.svc.store.WakeWaiting(ctx, s.WorkspaceID, s.ID, recoverCodes, now)
+			return r.svc.enrollments.WakeWaiting(ctx, s.WorkspaceID, s.ID, recoverCodes, now)
 		})
 		if err != nil {
 			return fmt.Errorf("sender %s recovered: %w", s.ID, err)

@@ -29,8 +29,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollment
 		now := db.Now(ctx, r.svc.clock)
 		if e.Status != enrollments.Active || e.Held || e.NextRunAt == nil || e.NextRunAt.After(now) {
 			// Saves what an earlier step left unsaved, if anything.
-			e.LeaseUntil = nil
-			return nil, r.svc.store.Save(ctx, e)
+			return nil, r.svc.enrollments.Park(ctx, e)
 		}
 		if apikit.Deref(e.WaitingFor) == enrollments.WaitSending {
 			a, err := r.svc.store.SendingAction(ctx, e.ID)
@@ -46,7 +45,7 @@ func (r *Runner) next(ctx context.Context, workspaceID, id string, e *enrollment
 			return c, err
 		}
 	}
-	return nil, r.svc.store.Save(ctx, e)
+	return nil, r.svc.enrollments.Save(ctx, e)
 }
 
 // perform calls the transport for c: the action, or for a recovered one
@@ -124,12 +123,8 @@ func (r *Runner) recovering(ctx context.Context, e *enrollments.Enrollment, a *e
 func (r *Runner) prepare(ctx context.Context, e *enrollments.Enrollment, now time.Time) (*call, bool, error) {
 	svc := r.svc
 	save := func() (*call, bool, error) {
-		e.UpdatedAt = now
-		if e.Status == enrollments.Active && e.NextRunAt != nil && !e.NextRunAt.After(now) {
-			return nil, true, nil
-		}
-		e.LeaseUntil = nil
-		return nil, false, svc.store.Save(ctx, e)
+		again, err := svc.enrollments.Record(ctx, e, now)
+		return nil, again, err
 	}
 	ws, err := r.workspace(ctx, e.WorkspaceID)
 	if err != nil {
@@ -145,7 +140,7 @@ func (r *Runner) prepare(ctx context.Context, e *enrollments.Enrollment, now tim
 		return nil, false, err
 	}
 	if q.Status != sequences.Active {
-		e.Held = true
+		e.Hold()
 		return save()
 	}
 	step, ok := q.StepByID(e.StepID)
@@ -413,9 +408,8 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	if err := r.svc.store.InsertAction(ctx, a); err != nil {
 		return nil, false, err
 	}
-	sending := enrollments.WaitSending
-	e.WaitingFor, e.WaitingUntil, e.WaitingSenderID, e.WaitingAction, e.UpdatedAt = &sending, nil, nil, nil, now
-	if err := r.svc.store.Save(ctx, e); err != nil {
+	e.Sending(now)
+	if err := r.svc.enrollments.Save(ctx, e); err != nil {
 		return nil, false, err
 	}
 	req, err := r.request(ctx, e, step, s, lead, a)

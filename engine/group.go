@@ -136,7 +136,7 @@ func (r *Runner) runGroup(ctx context.Context, group []enrollments.Enrollment) e
 				return err
 			}
 			if steps >= maxStepsPerRun {
-				return r.svc.store.Save(ctx, e)
+				return r.svc.enrollments.Save(ctx, e)
 			}
 			calls[i], err = r.next(ctx, group[i].WorkspaceID, group[i].ID, e)
 			return err

@@ -215,7 +215,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 			return err
 		}
 		if in.Signal == senders.SignalRecovered {
-			return svc.store.WakeWaiting(ctx, s.WorkspaceID, s.ID, recoverCodes, now)
+			return svc.enrollments.WakeWaiting(ctx, s.WorkspaceID, s.ID, recoverCodes, now)
 		}
 		return nil
 	case senders.InboundAccepted:
@@ -231,7 +231,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		if err := emit(enrollments.EventInviteAccepted, map[string]any{"sender_id": s.ID, "invited_at": sentAt.UTC()}); err != nil {
 			return err
 		}
-		return svc.store.Wake(ctx, s.WorkspaceID, in.LeadID, "awaiting_acceptance", now)
+		return svc.enrollments.Wake(ctx, s.WorkspaceID, in.LeadID, "awaiting_acceptance", now)
 	case senders.InboundBounce:
 		if err := r.sentBy(ctx, &ev, s); err != nil {
 			return err
@@ -251,8 +251,7 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 			if err := r.svc.enrollments.Fail(ctx, e, "email_bounced", "The lead's email address bounced: "+in.Message, now); err != nil {
 				return err
 			}
-			e.UpdatedAt, e.LeaseUntil = now, nil
-			if err := svc.store.Save(ctx, e); err != nil {
+			if _, err := svc.enrollments.Record(ctx, e, now); err != nil {
 				return err
 			}
 		}

@@ -43,7 +43,7 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		if err := svc.store.DeleteAction(ctx, a); err != nil {
 			return false, err
 		}
-		e.NextRunAt, e.WaitingFor, e.UpdatedAt = &now, nil, now
+		e.RunAgain(now)
 		return true, nil // saved by the step's run again
 	}
 	if perr == nil {
@@ -52,10 +52,10 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 			return false, err
 		}
 		data := map[string]any{"action": a.Action, "purpose": senders.PurposeSequence}
-		if e.ContactedAt == nil && action.Contacts() {
+		if action.Contacts() && e.Contacted(now) {
 			// The enrollment's first contact: reports count the lead
 			// contacted, and time its reply from here.
-			e.ContactedAt, data["first_contact"] = &now, true
+			data["first_contact"] = true
 		}
 		if action == senders.Invite {
 			data["with_note"] = a.WithNote
@@ -87,11 +87,8 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		if e.Status != enrollments.Active || e.StepID != a.StepID {
 			// Paused, exited or moved while the action was out: it was
 			// sent, and the enrollment stays where it now is.
-			if apikit.Deref(e.WaitingFor) == enrollments.WaitSending {
-				e.WaitingFor = nil
-			}
-			e.LeaseUntil = nil
-			return false, svc.store.Save(ctx, e)
+			e.SentAside()
+			return false, r.svc.enrollments.Save(ctx, e)
 		}
 		if err := r.svc.enrollments.Advance(ctx, e, c.q, c.step, c.q.After(c.step), now); err != nil {
 			return false, err
@@ -113,12 +110,10 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 	if err := svc.store.SaveAction(ctx, a); err != nil {
 		return false, err
 	}
-	msg := te.Message
-	e.LastErrorCode, e.LastError = &te.Code, &msg
+	e.Errored(te.Code, te.Message)
 	switch te.Kind {
 	case senders.Transient:
-		e.Attempt++
-		if e.Attempt >= r.MaxAttempts {
+		if e.Retried() >= r.MaxAttempts {
 			if err := r.svc.enrollments.Fail(ctx, e, te.Code, fmt.Sprintf("%s (after %d attempts)", te.Message, e.Attempt), now); err != nil {
 				return false, err
 			}
@@ -126,7 +121,7 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 			e.Wait("retrying", ptr(now.Add(max(r.Backoff(e.Attempt), te.RetryAfter))))
 		}
 	case senders.SenderLevel:
-		e.Attempt++
+		e.Retried()
 		r.tickMu.Lock()
 		r.tick.senders[s.ID] = &s
 		r.tickMu.Unlock()
@@ -186,12 +181,7 @@ func memberID(m *senders.Member) string {
 // saveAfter saves e after its action's outcome, unless it is due again at
 // once: the run of its next step then saves it with that step's changes.
 func (r *Runner) saveAfter(ctx context.Context, e *enrollments.Enrollment, now time.Time) (bool, error) {
-	e.UpdatedAt = now
-	if e.Status == enrollments.Active && e.NextRunAt != nil && !e.NextRunAt.After(now) {
-		return true, nil
-	}
-	e.LeaseUntil = nil
-	return false, r.svc.store.Save(ctx, e)
+	return r.svc.enrollments.Record(ctx, e, now)
 }
 
 // postpone returns when an enrollment whose action's budget is spent should

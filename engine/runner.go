@@ -193,10 +193,41 @@ type Config struct {
 	Transports map[string]senders.Transport
 }
 
+// Store is what the runner reads of the enrollments area's rows, and the
+// action records it keeps. It writes no enrollment: every change of one
+// goes through enrollments.Service (Advance, Fail, End, Save, Record,
+// Park, Wake), the enrollments' one writer. Every method joins the
+// transaction ctx carries and returns only the database's errors.
+type Store interface {
+	// Claim leases up to limit due enrollments until leaseUntil.
+	Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]enrollments.Enrollment, error)
+	// NextDue returns when the next enrollment is due, false when none is.
+	NextDue(ctx context.Context, now time.Time) (time.Time, bool, error)
+	// ByIDsForRun locks and reads the enrollments for a run, by id.
+	ByIDsForRun(ctx context.Context, ids []string) (map[string]*enrollments.Enrollment, error)
+	// ByID reads one enrollment of the workspace (db.IsNoRows when none).
+	ByID(ctx context.Context, workspaceID, id string) (*enrollments.Enrollment, error)
+	// Live returns the live enrollments of the leads.
+	Live(ctx context.Context, workspaceID string, leadIDs []string) ([]enrollments.Enrollment, error)
+	// SendingAction returns the enrollment's action recorded as sending,
+	// or nil.
+	SendingAction(ctx context.Context, enrollmentID string) (*enrollments.ActionRecord, error)
+	InsertAction(ctx context.Context, a *enrollments.ActionRecord) error
+	SaveAction(ctx context.Context, a *enrollments.ActionRecord) error
+	DeleteAction(ctx context.Context, a *enrollments.ActionRecord) error
+	// WaitingOnBudget counts, per sender, the enrollments waiting for its
+	// budget.
+	WaitingOnBudget(ctx context.Context, senderIDs []string) (map[string]int, error)
+	// LastActionAt returns each sequence's latest action.
+	LastActionAt(ctx context.Context, sequenceIDs []string) (map[string]time.Time, error)
+	// Waiting counts the sequence's enrollments waiting for each reason.
+	Waiting(ctx context.Context, sequenceID string, reasons []string) (map[string]int, error)
+}
+
 // deps are the runner's areas, as Config gives them.
 type deps struct {
 	db          *db.DB
-	store       *enrollments.BunStore
+	store       Store
 	clock       apikit.Clock
 	enrollments *enrollments.Service
 	leads       enrollments.Leads
