@@ -173,38 +173,66 @@ func (r *Runner) prepare(ctx context.Context, e *enrollments.Enrollment, now tim
 		}
 		return save()
 	}
-	switch step.Type {
-	case sequences.TypeWait:
-		s, _ := r.senderFor(ctx, e, senders.LinkedIn)
-		due := waitUntil(e.StepStartedAt, step, s)
-		if due.After(now) {
-			e.Wait("wait_step", &due)
-			return save()
-		}
-		err = r.svc.enrollments.Advance(ctx, e, q, step, q.After(step), now)
-	case sequences.TypeCondition:
-		var next string
-		if next, err = r.condition(ctx, e, step, lead, now); err == nil && next == "" {
-			return save() // waits for an acceptance
-		}
-		if err == nil {
-			err = r.svc.enrollments.Advance(ctx, e, q, step, next, now)
-		}
-	case sequences.TypeWebhook:
-		err = svc.log.EmitMany(ctx, []events.Event{enrollments.EventFor(e, enrollments.EventSequenceWebhook, step.ID, map[string]any{
-			"sequence_id": e.SequenceID, "enrollment_id": e.ID, "lead_id": e.LeadID, "step_id": step.ID, "payload": step.Payload})})
-		if err == nil {
-			err = r.svc.enrollments.Advance(ctx, e, q, step, q.After(step), now)
-		}
-	case sequences.TypeTask:
-		err = r.task(ctx, e, q, step, lead, now)
-	default:
+	kind, ok := stepKinds[step.Type]
+	if !ok {
 		return r.prepareAction(ctx, e, q, step, lead, now, save)
 	}
-	if err != nil {
+	if err := kind(r, ctx, &stepRun{e: e, q: q, step: step, lead: lead, now: now}); err != nil {
 		return nil, false, err
 	}
 	return save()
+}
+
+// stepRun is one run of a step that sends nothing: the enrollment, its
+// sequence, the step, the lead and the run's time.
+type stepRun struct {
+	e    *enrollments.Enrollment
+	q    *sequences.Sequence
+	step sequences.Step
+	lead *leads.Lead
+	now  time.Time
+}
+
+// next moves the enrollment on to the step after this one.
+func (s *stepRun) next(ctx context.Context, r *Runner) error {
+	return r.svc.enrollments.Advance(ctx, s.e, s.q, s.step, s.q.After(s.step), s.now)
+}
+
+// stepKinds is the registry of the step types that send nothing: each
+// entry, given the enrollment at its step, moves it on (Advance), makes it
+// wait (Wait) or fails it, through the enrollments' state machine; the run
+// then saves it, or goes on at once when it is due again. A step type not
+// here is an action step: the runner checks its sender's rules, reserves
+// its budget and sends it (prepareAction), as its action's spec says
+// (senders.ActionSpec). A new step type that sends nothing is one entry
+// here and its type in sequences (sequences.SpecOf).
+var stepKinds = map[string]func(r *Runner, ctx context.Context, s *stepRun) error{
+	sequences.TypeWait: func(r *Runner, ctx context.Context, s *stepRun) error {
+		snd, _ := r.senderFor(ctx, s.e, senders.LinkedIn)
+		if due := waitUntil(s.e.StepStartedAt, s.step, snd); due.After(s.now) {
+			s.e.Wait("wait_step", &due)
+			return nil
+		}
+		return s.next(ctx, r)
+	},
+	sequences.TypeCondition: func(r *Runner, ctx context.Context, s *stepRun) error {
+		next, err := r.condition(ctx, s.e, s.step, s.lead, s.now)
+		if err != nil || next == "" {
+			return err // "": waits for an acceptance
+		}
+		return r.svc.enrollments.Advance(ctx, s.e, s.q, s.step, next, s.now)
+	},
+	sequences.TypeWebhook: func(r *Runner, ctx context.Context, s *stepRun) error {
+		e, step := s.e, s.step
+		if err := r.svc.log.EmitMany(ctx, []events.Event{enrollments.EventFor(e, enrollments.EventSequenceWebhook, step.ID, map[string]any{
+			"sequence_id": e.SequenceID, "enrollment_id": e.ID, "lead_id": e.LeadID, "step_id": step.ID, "payload": step.Payload})}); err != nil {
+			return err
+		}
+		return s.next(ctx, r)
+	},
+	sequences.TypeTask: func(r *Runner, ctx context.Context, s *stepRun) error {
+		return r.task(ctx, s.e, s.q, s.step, s.lead, s.now)
+	},
 }
 
 // stopReason says whether the lead may get nothing more: replied, do-not-
