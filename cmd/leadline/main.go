@@ -159,7 +159,7 @@ func envOr(name, def string) string {
 }
 
 // openDB opens and migrates the database the commands that set one up
-// use: serve, migrate, apply and demo create a SQLite file that is not
+// use: serve, migrate, apply, demo and simulate create a SQLite file that is not
 // there yet.
 func openDB(ctx context.Context, dsn string) (*db.DB, error) {
 	d, err := db.Open(ctx, dsn)
