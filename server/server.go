@@ -94,6 +94,10 @@ type Server struct {
 	metrics Metrics
 	// maxUpload is the largest file an upload operation takes.
 	maxUpload int64
+	// webhookSecrets keeps the unipile senders' webhook secrets a short
+	// while, so that a flood of unsigned webhooks reads no secret twice a
+	// minute.
+	webhookSecrets secretCache
 }
 
 // New builds the API on cfg.Platform, or on a platform on cfg.DB. The

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -161,8 +163,8 @@ func (s *Server) unipileSigner(ctx context.Context, h http.Header, body []byte) 
 		if name == "" {
 			continue
 		}
-		secret, err := s.credentials.Secret(ctx, snd, name)
-		if err != nil || secret == "" || tried[secret] {
+		secret := s.webhookSecret(ctx, snd, name)
+		if secret == "" || tried[secret] {
 			continue
 		}
 		tried[secret] = true
@@ -172,7 +174,7 @@ func (s *Server) unipileSigner(ctx context.Context, h http.Header, body []byte) 
 		// The sender of the account, if one with this secret has it.
 		for _, o := range ss {
 			if o.Settings.Unipile.AccountID == claim.AccountID && o.Settings.Unipile.WebhookSecretEnv != "" {
-				if sec, err := s.credentials.Secret(ctx, o, o.Settings.Unipile.WebhookSecretEnv); err == nil && sec == secret {
+				if s.webhookSecret(ctx, o, o.Settings.Unipile.WebhookSecretEnv) == secret {
 					return o, true, nil
 				}
 			}
@@ -180,6 +182,45 @@ func (s *Server) unipileSigner(ctx context.Context, h http.Header, body []byte) 
 		return nil, true, nil
 	}
 	return nil, false, nil
+}
+
+// secretTTL is how long a webhook secret read is kept.
+const secretTTL = time.Minute
+
+// secretCache holds webhook secrets read, by sender and name, with when
+// they were read ("" for one that is not set).
+type secretCache struct {
+	mu   sync.Mutex
+	byID map[string]cachedSecret
+}
+
+type cachedSecret struct {
+	value string
+	at    time.Time
+}
+
+// webhookSecret returns the sender's secret name, "" when it is not set,
+// read at most once a minute.
+func (s *Server) webhookSecret(ctx context.Context, snd *senders.Sender, name string) string {
+	key, now := snd.ID+"/"+name, s.clock.Now()
+	c := &s.webhookSecrets
+	c.mu.Lock()
+	got, ok := c.byID[key]
+	c.mu.Unlock()
+	if ok && now.Sub(got.at) < secretTTL && !now.Before(got.at) {
+		return got.value
+	}
+	value, err := s.credentials.Secret(ctx, snd, name)
+	if err != nil {
+		value = ""
+	}
+	c.mu.Lock()
+	if c.byID == nil || len(c.byID) > 10000 {
+		c.byID = map[string]cachedSecret{}
+	}
+	c.byID[key] = cachedSecret{value: value, at: now}
+	c.mu.Unlock()
+	return value
 }
 
 // cmpBool orders true before false.
