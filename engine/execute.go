@@ -481,24 +481,14 @@ type templateError struct{ msg string }
 func (e *templateError) Error() string { return e.msg }
 
 // render fills a step's templates (its type's: the note, subject and
-// body it sends) with the lead's variables.
+// body it sends) for the lead (sequences.RenderStep: spin text chosen by
+// the lead and the step, so that a retry or a recovery renders the same).
 func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
-	vars := enrollments.VarsOf(lead)
-	texts := map[string]string{}
-	spec, _ := sequences.SpecOf(step.Type)
-	for _, field := range spec.Templates {
-		out, missing, err := sequences.Render(step.Text(field), vars)
-		if err != nil || len(missing) > 0 {
-			return nil, &templateError{fmt.Sprintf("Step %q, %s: the lead has no value for {{%v}} and the template gives no fallback.", step.ID, field, missing)}
-		}
-		if field == "subject" && apikit.OneLine(field, out) != nil {
-			// A lead's value can carry a line break into a subject: it
-			// goes out on one line (an email header takes no other).
-			out = apikit.Flatten(out)
-		}
-		texts[field] = out
+	r, err := sequences.RenderStep(step, lead.ID, enrollments.VarsOf(lead))
+	if err != nil {
+		return nil, &templateError{err.Error()}
 	}
-	return texts, nil
+	return r.Texts(), nil
 }
 
 // threads reports whether an action of s continues the lead's

@@ -99,11 +99,6 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 				add("dangling_target", s.ID, "Step %q goes to %q, which is not a step of the sequence.", s.ID, t)
 			}
 		}
-		checkTemplate := func(field, text string) {
-			if _, err := parseTemplate(text); err != nil {
-				add("template_error", s.ID, "Step %q, %s: %v.", s.ID, field, err)
-			}
-		}
 		var missing []string
 		for _, f := range spec.Required {
 			if s.Text(f) == "" && !(f == "subject" && s.Type == TypeEmail && followsEmail(q.Steps[:i])) {
@@ -114,7 +109,9 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 			add("missing_field", s.ID, "Step %q: %s %s step needs %s.", s.ID, article(s.Type), s.Type, senders.Listing(missing))
 		}
 		for _, f := range spec.Templates {
-			checkTemplate(f, s.Text(f))
+			if err := checkTemplate(s.Text(f)); err != nil {
+				add("template_error", s.ID, "Step %q, %s: %v.", s.ID, f, err)
+			}
 		}
 		switch s.Type {
 		case TypeInvite:
