@@ -47,6 +47,15 @@ const (
 	// refused calls for a while; it lasts until its retry hint, or
 	// ProviderRateLimitLapse without one.
 	SignalProviderRateLimited = "provider_rate_limited"
+	// SignalDomainCheckFailed: the DNS of the sender's mail domain fails
+	// a check receivers make (MX, SPF, DKIM or DMARC); the message says
+	// what to publish. A warning, never a stop: it lasts until a check
+	// of the domain passes (SignalDomainCheckPassed), and a transport's
+	// recovery does not clear it.
+	SignalDomainCheckFailed = "domain_check_failed"
+	// SignalDomainCheckPassed: a check of the sender's mail domain found
+	// nothing failing; it clears SignalDomainCheckFailed.
+	SignalDomainCheckPassed = "domain_check_passed"
 )
 
 // ProviderRateLimitLapse is how long a provider_rate_limited signal keeps
@@ -55,7 +64,7 @@ const ProviderRateLimitLapse = time.Hour
 
 // Signals is every signal, for the documentation and the API's enums.
 var Signals = []string{SignalAuthFailed, SignalRestricted, SignalLimit, SignalConnectionFailed, SignalCredentialsMissing,
-	SignalAccountDisconnected, SignalAccountNotFound, SignalProviderRateLimited}
+	SignalAccountDisconnected, SignalAccountNotFound, SignalProviderRateLimited, SignalDomainCheckFailed}
 
 // TransportSignals are the signals a transport reports when it cannot use
 // a sender's account: the sender waits for them under their own code
@@ -134,10 +143,12 @@ func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message 
 	return svc.db.InTx(ctx, func(ctx context.Context) error {
 		now := db.Now(ctx, svc.clock)
 		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
-			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code))
+			return r.Code == signal || (signal == SignalRecovered && isSignal(r.Code) && r.Code != SignalDomainCheckFailed) ||
+				(signal == SignalDomainCheckPassed && r.Code == SignalDomainCheckFailed)
 		})
 		switch signal {
-		case SignalAuthFailed, SignalRestricted, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected, SignalAccountNotFound:
+		case SignalAuthFailed, SignalRestricted, SignalConnectionFailed, SignalCredentialsMissing, SignalAccountDisconnected, SignalAccountNotFound,
+			SignalDomainCheckFailed:
 			reasons = append(reasons, HealthReason{Code: signal, Message: message})
 		case SignalLimit, SignalProviderRateLimited:
 			if !until.After(now) {
@@ -147,11 +158,12 @@ func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message 
 				}
 			}
 			reasons = append(reasons, HealthReason{Code: signal, Message: message, Until: &until})
-		case SignalRecovered:
+		case SignalRecovered, SignalDomainCheckPassed:
 		default:
 			return fmt.Errorf("senders: unknown signal %q", signal)
 		}
-		if signal != SignalRecovered && message != "" {
+		// The last error is the transport's; the domain's DNS is not.
+		if message != "" && !slices.Contains([]string{SignalRecovered, SignalDomainCheckFailed, SignalDomainCheckPassed}, signal) {
 			s.LastError = &message
 		}
 		s.HealthReasons = reasons

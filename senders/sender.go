@@ -195,7 +195,7 @@ func (w *Warmup) Cap(day string) int {
 
 // HealthReason is one cause of a sender's health state.
 type HealthReason struct {
-	Code    string     `json:"code" enum:"auth_failed,restriction_notice,limit_notice,connection_failed,credentials_missing,account_disconnected,account_not_found,provider_rate_limited,low_acceptance,too_many_pending"`
+	Code    string     `json:"code" enum:"auth_failed,restriction_notice,limit_notice,connection_failed,credentials_missing,account_disconnected,account_not_found,provider_rate_limited,low_acceptance,too_many_pending,domain_check_failed"`
 	Message string     `json:"message"`
 	Until   *time.Time `json:"until,omitempty" doc:"When the reason lapses by itself (a limit notice lasts until the sender's local midnight)."`
 }

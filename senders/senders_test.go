@@ -463,6 +463,8 @@ func TestTransportSettings(t *testing.T) {
 				Unipile: &senders.Unipile{AccountID: "acc", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: "http://api.example.test"}}, "must be an https URL"},
 			"unknown transport": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "fax"}, "not one of sandbox, smtp and unipile"},
 			"name on imap":      {mail(smtp, with(imap, func(m *senders.MailServer) { m.DisplayName = "Dana" })), "imap takes no display_name"},
+			"dkim on imap":      {mail(smtp, with(imap, func(m *senders.MailServer) { m.DKIMSelector = "google" })), "imap takes no dkim_selector"},
+			"bad dkim selector": {mail(with(smtp, func(m *senders.MailServer) { m.DKIMSelector = "google._domainkey " }), imap), "is not a DKIM selector"},
 		} {
 			_, err := b.svc.Apply(ctx, b.owner, []senders.Spec{c.spec})
 			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), `Sender "`) {
@@ -484,6 +486,33 @@ func TestTransportSettings(t *testing.T) {
 		is.Equal(got, "s3cret")
 		_, err = senders.EnvCredentials{}.Secret(ctx, s, "LEADLINE_TEST_UNSET")
 		is.True(errors.Is(err, senders.ErrCredentialsMissing))
+	})
+}
+
+// TestDomainCheckWarning: a failing domain check is a warning that stays
+// through the hourly rechecks and a transport's recovery, is not the
+// transport's last error, and goes when the domain passes.
+func TestDomainCheckWarning(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+		ctx := context.Background()
+		s := b.apply(t, senders.Spec{Name: "mail", Channel: senders.Email, Address: "sales@acme.test"})
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalDomainCheckFailed, "The mail domain acme.test fails: DMARC."))
+		is.Equal(s.Health, senders.Warning)
+		is.True(s.LastError == nil)
+		b.clock.Advance(25 * time.Hour)
+		is.NoErr(b.svc.RecheckAll(ctx, []*senders.Sender{s}))
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalRecovered, ""))
+		h, err := b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
+		is.NoErr(err)
+		is.Equal(h.State, senders.Warning)
+		is.Equal(h.Reasons[0].Code, senders.SignalDomainCheckFailed)
+		is.NoErr(b.svc.Signal(ctx, s, senders.SignalDomainCheckPassed, ""))
+		h, err = b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
+		is.NoErr(err)
+		is.Equal(h.State, senders.Healthy)
+		is.Equal(len(h.Reasons), 0)
 	})
 }
 

@@ -37,6 +37,10 @@ type MailServer struct {
 	CAFile string `json:"ca_file,omitempty" yaml:"ca_file"`
 	// DisplayName is the name in the From header (SMTP only).
 	DisplayName string `json:"display_name,omitempty" yaml:"display_name"`
+	// DKIMSelector is the selector the provider signs the mailbox's mail
+	// with (SMTP only): the domain check looks for its key at
+	// <selector>._domainkey.<domain>; empty, it tries the usual ones.
+	DKIMSelector string `json:"dkim_selector,omitempty" yaml:"dkim_selector"`
 	// Inbox and Sent are the IMAP folders read (IMAP only).
 	Inbox string `json:"inbox,omitempty" yaml:"inbox"`
 	Sent  string `json:"sent,omitempty" yaml:"sent"`
@@ -114,6 +118,9 @@ const (
 	TransportUnipile = "unipile"
 )
 
+// dkimSelector is a DKIM selector: one or more DNS labels (RFC 6376 3.1).
+var dkimSelector = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+
 // envName is an environment variable's name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -166,6 +173,12 @@ func (m *MailServer) check(which string) error {
 	}
 	if which == "imap" && m.DisplayName != "" {
 		return errors.New("imap takes no display_name (the From name is smtp's)")
+	}
+	if which == "imap" && m.DKIMSelector != "" {
+		return errors.New("imap takes no dkim_selector (mail is signed when it is sent: it is smtp's)")
+	}
+	if m.DKIMSelector != "" && !dkimSelector.MatchString(m.DKIMSelector) {
+		return fmt.Errorf("smtp.dkim_selector %q is not a DKIM selector (letters, digits, - and dots, as in google or selector1)", m.DKIMSelector)
 	}
 	if len(m.DisplayName) > 100 || strings.ContainsFunc(m.DisplayName, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return fmt.Errorf("%s.display_name must be one line of at most 100 characters", which)

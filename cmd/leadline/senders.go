@@ -14,6 +14,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
 )
 
 func cmdSenders(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -86,6 +87,7 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	wsName := fs.String("workspace", "", "workspace name (required)")
 	only := fs.String("sender", "", "check this sender only (by name)")
 	sendTo := fs.String("send-test", "", "also send one real test message to this address (email senders)")
+	dnsAddr := fs.String("dns", envOr("LEADLINE_DNS", ""), "ask this DNS server (host:port) for the email senders' domain check (default $LEADLINE_DNS, else the system's resolver)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -109,6 +111,11 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	pl := platform.New(platform.Config{DB: d, Logger: logger, SecretKey: key})
 	ts := pl.Transports(platform.Outside{Seed: 1})
+	dcfg := email.DomainConfig{Clock: pl.Clock}
+	if *dnsAddr != "" {
+		dcfg.Resolver = email.ResolverAt(*dnsAddr)
+	}
+	dc := email.NewDomainChecker(dcfg)
 	var list []senders.Sender
 	if *only != "" {
 		s, err := pl.Senders.ByName(ctx, w.ID, *only)
@@ -140,6 +147,9 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 			fmt.Fprintln(stdout)
 		}
 		failed = failed || !chk.OK
+		if rep, ok := dc.Check(ctx, s); ok {
+			failed = printDomain(ctx, stdout, pl.Senders, s, rep) || failed
+		}
 		if *sendTo == "" || !chk.OK || s.Channel != senders.Email {
 			continue
 		}
@@ -162,4 +172,26 @@ func cmdSendersCheck(ctx context.Context, args []string, stdout, stderr io.Write
 		return errCheckFailed
 	}
 	return nil
+}
+
+// printDomain prints the domain check of email sender s, records a
+// failure as its health warning (or clears one the domain no longer
+// earns), and reports whether a part failed.
+func printDomain(ctx context.Context, stdout io.Writer, h email.HealthSignaler, s *senders.Sender, rep *email.DomainReport) bool {
+	fmt.Fprintf(stdout, "  domain %s (MX, SPF, DKIM, DMARC):\n", rep.Domain)
+	for _, r := range rep.Results {
+		fmt.Fprintf(stdout, "  %s %s: %s", r.Mark(), r.Check, r.Detail)
+		if r.Remedy != "" {
+			fmt.Fprintf(stdout, ". %s", r.Remedy)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if err := email.RecordDomain(ctx, h, s, rep); err != nil {
+		fmt.Fprintf(stdout, "  ✗ recording the sender's health: %v\n", err)
+		return true
+	}
+	if rep.Failed() {
+		fmt.Fprintf(stdout, "  ! health: warning %s until the domain passes (the sender still sends, at half its caps)\n", senders.SignalDomainCheckFailed)
+	}
+	return rep.Failed()
 }
