@@ -61,5 +61,8 @@ done
 owner=$(stat -c %u "$tmp/data/leadline.db")
 [ "$owner" = "$uid" ] || fail "the database belongs to uid $owner, not the image's user"
 [ -f "$tmp/data/leadline.db.key" ] || fail "no secret key beside the database"
-curl -fsS "$murl/metrics" | grep -q '^leadline_' || fail "no leadline metrics on the metrics address"
+# Read the whole answer first: grep -q stops at the first match, and curl,
+# writing on into a closed pipe, would fail the pipeline.
+curl -fsS "$murl/metrics" >"$tmp/metrics.txt" || fail "the metrics address did not answer"
+grep -q '^leadline_' "$tmp/metrics.txt" || fail "no leadline metrics on the metrics address"
 echo "image-check: static binary, serving as uid $uid from the data folder, healthy"
