@@ -329,6 +329,12 @@ func (c *Client) GetSequence(ctx context.Context, id string) (*sequences.Sequenc
 	return get[*sequences.SequenceView](ctx, c, pathOf("/v1/sequences/{id}", id), nil)
 }
 
+// RenderSequence renders every step of a sequence that sends a text for
+// one lead, as the runner would send it; it changes nothing.
+func (c *Client) RenderSequence(ctx context.Context, id, leadID string) (*sequences.Rendering, error) {
+	return send[*sequences.Rendering](ctx, c, http.MethodPost, pathOf("/v1/sequences/{id}/render", id), sequences.RenderInput{LeadID: leadID})
+}
+
 // ActivateSequence starts (or resumes) a sequence's sending.
 func (c *Client) ActivateSequence(ctx context.Context, id string) (*sequences.SequenceView, error) {
 	return send[*sequences.SequenceView](ctx, c, http.MethodPost, pathOf("/v1/sequences/{id}/activate", id), nil)

@@ -203,8 +203,8 @@ func TestOpenAPIDocumentsHeaders(t *testing.T) {
 					continue
 				}
 				ops++
-				// Preview is a POST of the read class: no idempotency.
-				write := method != "get" && path != "/v1/enrollments/preview"
+				// The previews are POSTs of the read class: no idempotency.
+				write := method != "get" && path != "/v1/enrollments/preview" && path != "/v1/sequences/{id}/render"
 				hasKey := false
 				for _, p := range op.Parameters {
 					hasKey = hasKey || (p.In == "header" && p.Name == "Idempotency-Key")

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/sequences"
 )
 
@@ -19,6 +21,11 @@ type listSequencesInput struct {
 
 type sequenceIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"Sequence id."`
+}
+
+type renderSequenceInput struct {
+	ID   string `path:"id" format:"uuid" doc:"Sequence id."`
+	Body sequences.RenderInput
 }
 
 func (s *Server) registerSequences() {
@@ -46,6 +53,24 @@ func (s *Server) registerSequences() {
 			return nil, err
 		}
 		return dataFrom(s.sequences.View(ctx, q))
+	})
+
+	register(s, huma.Operation{
+		OperationID: "render-sequence", Method: http.MethodPost, Path: "/v1/sequences/{id}/render", Tags: tags,
+		Summary: "Render a sequence for a lead",
+		Description: "Changes nothing. Every step that sends a text (invite, message, inmail, email), rendered for the lead as the runner would send it: " +
+			"its note, subject and body with the lead's fields, the branches of its conditions and its spin text chosen for this lead, " +
+			"and the variables it misses (a step with any is not sent to the lead). Works on drafts; a template that does not parse is named in the step's problem.",
+		Errors: []int{http.StatusNotFound},
+	}, apikit.RoleMember, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *renderSequenceInput) (*dataOutput[*sequences.Rendering], error) {
+		ls, err := s.leads.VisibleByIDs(ctx, p, []string{in.Body.LeadID})
+		if err != nil {
+			return nil, err
+		}
+		if len(ls) == 0 {
+			return nil, apikit.NotFound("Lead " + strconv.Quote(in.Body.LeadID))
+		}
+		return dataFrom(s.sequences.Render(ctx, p, in.ID, ls[0].ID, enrollments.VarsOf(&ls[0])))
 	})
 
 	register(s, huma.Operation{

@@ -16,32 +16,38 @@ import (
 func (e *env) addSequences() map[string]string {
 	e.t.Helper()
 	ids := e.addSenders()
+	e.applySequences(ids, []sequences.Spec{
+		{Name: "Berlin CTOs", Client: "Globex", Senders: []string{"anna", "mail"}, Steps: []sequences.Step{
+			{ID: "visit", Type: "profile_view"},
+			{ID: "invite", Type: "invite", Note: "Hi {{first_name}}"},
+			{ID: "accepted", Type: "condition", If: "invite_accepted", WithinDays: 14, Then: "hello", Else: "mail"},
+			{ID: "hello", Type: "message", Body: "Thanks, {{first_name|there}}!", Next: "end"},
+			{ID: "mail", Type: "email", Subject: "{{company|Your team}} and us", Body: "Hello {{first_name|there}}"},
+		}},
+		{Name: "Broken", Client: "Initech", Senders: []string{"ben"}, Steps: []sequences.Step{
+			{ID: "hello", Type: "message", Body: "Hi"},
+		}},
+	})
+	return ids
+}
+
+// applySequences applies specs to acme, as a setup file does, and adds
+// their ids to ids by name.
+func (e *env) applySequences(ids map[string]string, specs []sequences.Spec) {
+	e.t.Helper()
 	ctx := context.Background()
 	w, _ := e.ws.ByName(ctx, "acme")
-	_, err := e.srv.sequences.Apply(ctx, sequences.Owner{WorkspaceID: w.ID, Clients: map[string]string{"Globex": e.ids["Globex"], "Initech": e.ids["Initech"]}},
-		[]sequences.Spec{
-			{Name: "Berlin CTOs", Client: "Globex", Senders: []string{"anna", "mail"}, Steps: []sequences.Step{
-				{ID: "visit", Type: "profile_view"},
-				{ID: "invite", Type: "invite", Note: "Hi {{first_name}}"},
-				{ID: "accepted", Type: "condition", If: "invite_accepted", WithinDays: 14, Then: "hello", Else: "mail"},
-				{ID: "hello", Type: "message", Body: "Thanks, {{first_name|there}}!", Next: "end"},
-				{ID: "mail", Type: "email", Subject: "{{company|Your team}} and us", Body: "Hello {{first_name|there}}"},
-			}},
-			{Name: "Broken", Client: "Initech", Senders: []string{"ben"}, Steps: []sequences.Step{
-				{ID: "hello", Type: "message", Body: "Hi"},
-			}},
-		})
+	_, err := e.srv.sequences.Apply(ctx, sequences.Owner{WorkspaceID: w.ID, Clients: map[string]string{"Globex": e.ids["Globex"], "Initech": e.ids["Initech"]}}, specs)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, n := range []string{"Berlin CTOs", "Broken"} {
-		q, err := e.srv.sequences.ByName(ctx, w.ID, n)
+	for _, spec := range specs {
+		q, err := e.srv.sequences.ByName(ctx, w.ID, spec.Name)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		ids[n] = q.ID
+		ids[spec.Name] = q.ID
 	}
-	return ids
 }
 
 func TestSequenceRoutes(t *testing.T) {
