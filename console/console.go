@@ -17,6 +17,7 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/platform"
+	"github.com/leadline/leadline/transports/email"
 )
 
 // DefaultPrefix is where the console is mounted unless Options say
@@ -36,6 +37,9 @@ type Options struct {
 	Logger *slog.Logger
 	// SignInLimits bound failed sign-ins (default DefaultSignInLimits).
 	SignInLimits SignInLimits
+	// DNS answers the domain check an email sender's page shows
+	// (default: the system's resolver).
+	DNS email.Resolver
 }
 
 // Console is the web application on one platform.
@@ -47,6 +51,8 @@ type Console struct {
 	pages   *pages
 	log     *slog.Logger
 	limiter *signInLimiter
+	// domains checks email senders' domains for their pages.
+	domains *email.DomainChecker
 	// publicHost is the host of Options.PublicURL, "" without one.
 	publicHost string
 	// publicScheme is the scheme of Options.PublicURL (http or https), ""
@@ -83,7 +89,8 @@ func newConsole(pl *platform.Platform, opts Options) *Console {
 		opts.SignInLimits = DefaultSignInLimits
 	}
 	c := &Console{pl: pl, opts: opts, prefix: opts.Prefix, mux: http.NewServeMux(), log: opts.Logger,
-		limiter: newSignInLimiter(pl.Clock, opts.SignInLimits, pl.Workspaces)}
+		limiter: newSignInLimiter(pl.Clock, opts.SignInLimits, pl.Workspaces),
+		domains: email.NewDomainChecker(email.DomainConfig{Resolver: opts.DNS, Clock: pl.Clock})}
 	if u, err := url.Parse(opts.PublicURL); err == nil {
 		c.publicHost, c.publicScheme = u.Host, strings.ToLower(u.Scheme)
 	}

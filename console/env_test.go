@@ -15,9 +15,11 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/dnstest"
 	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/transports/email"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -59,6 +61,9 @@ type env struct {
 	clock *apikit.FakeClock
 	srv   *httptest.Server
 	c     *Console
+	// dns answers the email senders' domain checks: no test asks the
+	// real DNS.
+	dns *dnstest.Server
 }
 
 func newEnv(t testing.TB, d *db.DB) *env {
@@ -76,10 +81,11 @@ func newEnv(t testing.TB, d *db.DB) *env {
 	pl := platform.New(platform.Config{DB: d, Clock: clock, Logger: logger, SecretKey: secret.TestKey()})
 	// Cheap hashes: the tests sign in often, under the race detector.
 	pl.Workspaces.SetPasswordParams(workspace.PasswordParams{Time: 1, Memory: 256, Threads: 1})
-	c := newConsole(pl, Options{})
+	dns := dnstest.Start(t)
+	c := newConsole(pl, Options{DNS: email.ResolverAt(dns.Addr)})
 	srv := httptest.NewServer(c)
 	t.Cleanup(srv.Close)
-	return &env{t: t, pl: pl, clock: clock, srv: srv, c: c}
+	return &env{t: t, pl: pl, clock: clock, srv: srv, c: c, dns: dns}
 }
 
 // testLog shows the console's warnings in the test's output.

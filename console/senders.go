@@ -15,6 +15,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -111,7 +112,7 @@ type capField struct {
 // mailForm is an SMTP or IMAP server's settings as typed; SecretEnv is
 // password_env or token_env, as Auth says.
 type mailForm struct {
-	Host, Port, Security, Username, Auth, SecretEnv, CAFile, DisplayName, Inbox, Sent string
+	Host, Port, Security, Username, Auth, SecretEnv, CAFile, DisplayName, Inbox, Sent, DKIMSelector string
 }
 
 var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
@@ -142,7 +143,7 @@ func mailFormOf(m *senders.MailServer) mailForm {
 		return mailForm{Security: "tls"}
 	}
 	f := mailForm{Host: m.Host, Security: m.Security, Username: m.Username, Auth: m.Auth, SecretEnv: m.PasswordEnv,
-		CAFile: m.CAFile, DisplayName: m.DisplayName, Inbox: m.Inbox, Sent: m.Sent}
+		CAFile: m.CAFile, DisplayName: m.DisplayName, Inbox: m.Inbox, Sent: m.Sent, DKIMSelector: m.DKIMSelector}
 	if m.Port != 0 {
 		f.Port = strconv.Itoa(m.Port)
 	}
@@ -197,7 +198,7 @@ func readSenderForm(r *http.Request, old *senders.Sender) senderForm {
 		return mailForm{Host: strings.TrimSpace(v.Get(p + ".host")), Port: strings.TrimSpace(v.Get(p + ".port")), Security: v.Get(p + ".security"),
 			Username: strings.TrimSpace(v.Get(p + ".username")), Auth: v.Get(p + ".auth"), SecretEnv: strings.TrimSpace(v.Get(p + ".secret_env")),
 			CAFile: strings.TrimSpace(v.Get(p + ".ca_file")), DisplayName: strings.TrimSpace(v.Get(p + ".display_name")),
-			Inbox: strings.TrimSpace(v.Get(p + ".inbox")), Sent: strings.TrimSpace(v.Get(p + ".sent"))}
+			Inbox: strings.TrimSpace(v.Get(p + ".inbox")), Sent: strings.TrimSpace(v.Get(p + ".sent")), DKIMSelector: strings.TrimSpace(v.Get(p + ".dkim_selector"))}
 	}
 	f.SMTP, f.IMAP = mail("smtp"), mail("imap")
 	// A secret typed in without a name gets one made from the sender's.
@@ -281,7 +282,7 @@ func (f senderForm) spec() (senders.Spec, error) {
 	}
 	mail := func(which string, m mailForm) (*senders.MailServer, error) {
 		out := &senders.MailServer{Host: m.Host, Security: m.Security, Username: m.Username, Auth: m.Auth, CAFile: m.CAFile,
-			DisplayName: m.DisplayName, Inbox: m.Inbox, Sent: m.Sent}
+			DisplayName: m.DisplayName, Inbox: m.Inbox, Sent: m.Sent, DKIMSelector: m.DKIMSelector}
 		if m.Auth == "xoauth2" {
 			out.TokenEnv = m.SecretEnv
 		} else {
@@ -316,6 +317,9 @@ type senderData struct {
 	Secrets []secretState
 	Form    *senderForm
 	Check   *platform.SenderCheck
+	// Domain is the check of an email sender's domain (MX, SPF, DKIM,
+	// DMARC); nil for other senders.
+	Domain *email.DomainReport
 }
 
 type secretState struct{ Name, State string }
@@ -440,6 +444,7 @@ func (c *Console) visibleSender(rq *Request) (*senders.Sender, error) {
 }
 
 func (c *Console) renderSender(rq *Request, status int, s *senders.Sender, f *senderForm, check *platform.SenderCheck, e *apikit.Error) error {
+	domain := c.senderDomain(rq, s, check != nil)
 	h, err := c.pl.Senders.Health(rq.Ctx, rq.P, s.ID)
 	if err != nil {
 		return err
@@ -456,7 +461,7 @@ func (c *Console) renderSender(rq *Request, status int, s *senders.Sender, f *se
 	if err != nil {
 		return err
 	}
-	d := senderData{Sender: s, Client: names(cat.Clients)[apikit.Deref(s.ClientID)], Health: h, Budgets: b, Capacity: capa, Check: check}
+	d := senderData{Sender: s, Client: names(cat.Clients)[apikit.Deref(s.ClientID)], Health: h, Budgets: b, Capacity: capa, Check: check, Domain: domain}
 	if rq.Can(apikit.RoleManager) {
 		stored, err := c.pl.SenderSecrets.Stored(rq.Ctx, s)
 		if err != nil {
@@ -526,6 +531,26 @@ func (c *Console) checkSender(rq *Request) error {
 	}
 	chk := c.pl.CheckSender(rq.Ctx, nil, s)
 	return c.renderSender(rq, http.StatusOK, s, nil, &chk, nil)
+}
+
+// senderDomain is the domain check of an email sender's page, before its
+// health is read: a failure is the sender's warning domain_check_failed,
+// a pass clears it. A page reuses the report of the last hour (each DNS
+// query is bounded, the whole check too); "Check connection" (fresh)
+// checks again. A report that cannot be recorded is still shown.
+func (c *Console) senderDomain(rq *Request, s *senders.Sender, fresh bool) *email.DomainReport {
+	var r *email.DomainReport
+	if fresh {
+		r, _ = c.domains.Check(rq.Ctx, s)
+	} else {
+		r, _, _ = c.domains.Report(rq.Ctx, s)
+	}
+	if r != nil {
+		if err := email.RecordDomain(rq.Ctx, c.pl.Senders, s, r); err != nil {
+			c.log.Warn("console: the domain check could not be recorded in the sender's health", "sender", s.ID, "error", err)
+		}
+	}
+	return r
 }
 
 // mailSection is one mail server's part of the form.

@@ -173,6 +173,54 @@ func TestATypedSecretIsNeverShownAgain(t *testing.T) {
 	})
 }
 
+// TestSenderPageChecksTheDomain: an email sender's page shows its
+// domain's MX, SPF, DKIM and DMARC with what to fix, from a DNS server of
+// the test's own; a failure is a health warning, reused for the hour,
+// and "Check connection" checks again.
+func TestSenderPageChecksTheDomain(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEnv(t, d)
+		e.dns.Add(t, "acme.test. 300 IN MX 10 mx.acme.test.", "mx.acme.test. 300 IN A 192.0.2.25")
+		e.dns.TXT("acme.test", "v=spf1 ip4:192.0.2.0/24 -all")
+		boss := e.member("boss@acme.test", apikit.RoleManager)
+		form := url.Values{"name": {"Mailbox"}, "channel": {"email"}, "address": {"box@acme.test"}, "transport": {"smtp"}, "status": {"active"},
+			"schedule.mon": {"09:00-17:00"},
+			"smtp.host":    {"127.0.0.1"}, "smtp.port": {"1"}, "smtp.security": {"none"}, "smtp.username": {"box"}, "smtp.auth": {"password"},
+			"smtp.secret_env": {"LEADLINE_TEST_UNSET_PW"}, "smtp.dkim_selector": {"mail"},
+			"imap.host": {"127.0.0.1"}, "imap.port": {"1"}, "imap.security": {"none"}, "imap.username": {"box"}, "imap.auth": {"password"}, "imap.secret_env": {"LEADLINE_TEST_UNSET_PW"}}
+		id := e.connect(boss, form)
+
+		page := boss.get("/app/senders/" + id)
+		is.Equal(page.code, http.StatusOK)
+		is.True(strings.Contains(page.body, "Domain acme.test"))
+		is.True(strings.Contains(page.body, "<td>MX</td><td><span class=\"badge\">✓ pass</span></td><td>mx.acme.test (10)</td>"))
+		is.True(strings.Contains(page.body, "<td>DMARC</td><td><span class=\"badge bad\">✗ fail</span></td><td>no DMARC record at _dmarc.acme.test</td>"))
+		is.True(strings.Contains(page.body, "no DKIM key at mail._domainkey.acme.test"))
+		is.True(strings.Contains(page.body, `value="mail"`)) // the selector in the form
+		is.True(strings.Contains(page.body, "(domain_check_failed)"))
+		h, err := e.pl.Senders.Health(context.Background(), e.owner(), id)
+		is.NoErr(err)
+		is.Equal(h.State, senders.Warning)
+
+		// Within the hour the page reuses the report; the button checks again.
+		e.dns.TXT("_dmarc.acme.test", "v=DMARC1; p=quarantine")
+		e.dns.TXT("mail._domainkey.acme.test", "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
+		queries := e.dns.Queries()
+		is.True(strings.Contains(boss.get("/app/senders/"+id).body, "(domain_check_failed)"))
+		is.Equal(e.dns.Queries(), queries)
+		check := boss.post("/app/senders/"+id, "/app/senders/"+id+"/check", nil)
+		is.Equal(check.code, http.StatusOK)
+		is.True(strings.Contains(check.body, "p=quarantine, alignment DKIM relaxed (adkim) and SPF relaxed (aspf)"))
+		is.True(strings.Contains(check.body, "mail: Ed25519 key (RFC 8463)"))
+		is.True(!strings.Contains(check.body, "(domain_check_failed)"))
+		h, err = e.pl.Senders.Health(context.Background(), e.owner(), id)
+		is.NoErr(err)
+		is.Equal(h.State, senders.Healthy)
+	})
+}
+
 func TestSendersRefuseViewersAndOtherWorkspaces(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
