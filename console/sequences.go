@@ -165,6 +165,17 @@ type sequenceData struct {
 	Senders  []senderChoice
 	Types    []stepTypeChoice
 	Problems map[string][]sequences.Problem
+	// Preview is the lead picker's rendering, when a lead was typed.
+	Preview *leadPreview
+}
+
+// leadPreview is the sequence's texts rendered for the lead typed in the
+// picker (its id or work email), or why they are not shown.
+type leadPreview struct {
+	Lead      string
+	Name      string
+	Rendering *sequences.Rendering
+	Error     *apikit.Error
 }
 
 type senderChoice struct {
@@ -412,6 +423,11 @@ func (c *Console) visibleSequence(rq *Request) (*sequences.Sequence, error) {
 }
 
 func (c *Console) renderSequence(rq *Request, status int, q *sequences.Sequence, bf *builderForm, e *apikit.Error) error {
+	return c.renderSequenceWith(rq, status, q, bf, e, nil)
+}
+
+// renderSequenceWith is renderSequence with the lead picker's preview.
+func (c *Console) renderSequenceWith(rq *Request, status int, q *sequences.Sequence, bf *builderForm, e *apikit.Error, pv *leadPreview) error {
 	d, err := c.sequenceData(rq, q)
 	if err != nil {
 		return err
@@ -420,15 +436,58 @@ func (c *Console) renderSequence(rq *Request, status int, q *sequences.Sequence,
 		bf = &d.Form
 	}
 	d.withForm(*bf)
+	d.Preview = pv
 	return rq.Render(status, "sequence", page{Title: q.Name, Nav: "sequences", Data: d, Error: e})
 }
 
+// sequencePage shows the sequence; with ?lead= (a member's lead id or
+// work email, typed in the picker) its texts rendered for that lead, as
+// POST /v1/sequences/{id}/render answers them.
 func (c *Console) sequencePage(rq *Request) error {
 	q, err := c.visibleSequence(rq)
 	if err != nil {
 		return err
 	}
-	return c.renderSequence(rq, http.StatusOK, q, nil, nil)
+	typed := strings.TrimSpace(rq.R.URL.Query().Get("lead"))
+	if typed == "" || !rq.Can(apikit.RoleMember) {
+		return c.renderSequence(rq, http.StatusOK, q, nil, nil)
+	}
+	pv := &leadPreview{Lead: typed}
+	l, err := c.pickedLead(rq, typed)
+	if err == nil {
+		pv.Name = leadLabel(*l)
+		pv.Rendering, err = c.pl.Sequences.Render(rq.Ctx, rq.P, q.ID, l.ID, enrollments.VarsOf(l))
+	}
+	if err != nil {
+		if pv.Error = apikit.AsError(err); pv.Error.Code == apikit.EInternal {
+			return err
+		}
+	}
+	return c.renderSequenceWith(rq, http.StatusOK, q, nil, nil, pv)
+}
+
+// pickedLead is the lead typed in the picker: by id, or by work email.
+// Returns E_NOT_FOUND when the member sees no such lead.
+func (c *Console) pickedLead(rq *Request, typed string) (*leads.Lead, error) {
+	var found []leads.Lead
+	if apikit.ValidID(typed) {
+		ls, err := c.pl.Leads.VisibleByIDs(rq.Ctx, rq.P, []string{typed})
+		if err != nil {
+			return nil, err
+		}
+		found = ls
+	} else {
+		page, err := c.pl.Leads.List(rq.Ctx, rq.P, leads.Filter{Email: typed, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		found = page.Data
+	}
+	if len(found) == 0 {
+		return nil, &apikit.Error{Code: apikit.ENotFound, Message: fmt.Sprintf("No lead of yours has the id or work email %q.", typed),
+			Remedy: "Type a lead's id (as its page's address shows it) or its work email."}
+	}
+	return &found[0], nil
 }
 
 // saveSequence applies the builder's button (add, move, delete a step, or
