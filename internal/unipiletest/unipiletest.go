@@ -245,6 +245,19 @@ func (s *Server) Accept(accountID, memberID, eventType string, withPublic bool) 
 		"created_at": stamp(inv.CreatedAt), "user": u})
 }
 
+// Withdraw withdraws the account's pending invitation to the member (as
+// its owner would by hand, or LinkedIn on expiry): it leaves the pending
+// list without making a connection.
+func (s *Server) Withdraw(accountID, memberID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range s.accounts[accountID].invitations {
+		if i.MemberID == memberID && i.State == "pending" {
+			i.State = "withdrawn"
+		}
+	}
+}
+
 // Reply has the member write text in the account's conversation with
 // them, and returns the message.new event that tells it.
 func (s *Server) Reply(accountID, memberID, text string) []byte {

@@ -369,7 +369,7 @@ func (t *Transport) acceptances(ctx context.Context, s *senders.Sender, since, u
 			continue
 		}
 		ok := connected[inv.MemberID]
-		if !ok && checks < maxProfileChecks {
+		if !ok && checks < maxProfileChecks && t.mayReadProfile(s.ID, inv.MemberID, until) {
 			checks++
 			var p userProfile
 			if err := t.call(ctx, s, http.MethodGet, accountPath(s, "users", inv.MemberID), nil, nil, &p); err != nil {
@@ -387,6 +387,31 @@ func (t *Transport) acceptances(ctx context.Context, s *senders.Sender, since, u
 		}
 	}
 	return out, nil
+}
+
+// profileRecheck is how long polling waits before it reads again the
+// profile of a member whose invitation left the pending list without a
+// connection (withdrawn, expired): profile reads are among LinkedIn's
+// sensitive calls, and one a day per such member is enough.
+const profileRecheck = 24 * time.Hour
+
+// mayReadProfile reports whether polling may read the member's profile
+// at now, and if so notes the read.
+func (t *Transport) mayReadProfile(senderID, memberID string, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.known[senderID]
+	if !ok {
+		return false
+	}
+	if a.profiles == nil || len(a.profiles) > 10000 {
+		a.profiles = map[string]time.Time{}
+	}
+	if last, read := a.profiles[memberID]; read && now.Sub(last) < profileRecheck {
+		return false
+	}
+	a.profiles[memberID] = now
+	return true
 }
 
 // pendingSent returns the ids of the account's pending sent invitations

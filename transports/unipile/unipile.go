@@ -141,6 +141,9 @@ type account struct {
 	// UnknownInARow its actions pause until coolUntil.
 	unknown   int
 	coolUntil time.Time
+	// profiles are when polling last read the profile of a member whose
+	// invitation left the pending list, by member.
+	profiles map[string]time.Time
 }
 
 // New returns a transport.
