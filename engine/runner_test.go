@@ -171,31 +171,26 @@ func TestReplyStopAndAutoReplies(t *testing.T) {
 	})
 }
 
-// crashing performs through the sandbox, then loses the answer, as a
-// process that dies after the transport accepted: the lookup right after
-// never happens either.
-type crashing struct{ *sandbox.Network }
-
-func (c crashing) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
-	if _, err := c.Network.Perform(ctx, req); err != nil {
-		return senders.Result{}, err
-	}
-	return senders.Result{}, errors.New("connection reset after the request was sent")
+// lossy performs through the sandbox, then loses the answer. A process
+// that lives on can ask (Lookup); one that died after the transport
+// accepted (gone) never looks it up.
+type lossy struct {
+	*sandbox.Network
+	gone bool
 }
-
-func (c crashing) Lookup(context.Context, senders.Request) (senders.Result, bool, error) {
-	return senders.Result{}, false, errors.New("the process is gone")
-}
-
-// lossy performs through the sandbox and loses the answer, but the
-// process lives on and can ask.
-type lossy struct{ *sandbox.Network }
 
 func (l lossy) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
 	if _, err := l.Network.Perform(ctx, req); err != nil {
 		return senders.Result{}, err
 	}
-	return senders.Result{}, errors.New("502 after the request was sent")
+	return senders.Result{}, errors.New("connection reset after the request was sent")
+}
+
+func (l lossy) Lookup(ctx context.Context, req senders.Request) (senders.Result, bool, error) {
+	if l.gone {
+		return senders.Result{}, false, errors.New("the process is gone")
+	}
+	return l.Network.Lookup(ctx, req)
 }
 
 // TestLostAnswerIsLookedUpAtOnce: an action whose answer was lost is
@@ -210,7 +205,7 @@ func TestLostAnswerIsLookedUpAtOnce(t *testing.T) {
 		ann := e.lead("Ann Lee", nil)
 		e.enrol("Plain", ann)
 		e.clock.Set(monday.Add(2 * time.Hour)) // inside the window
-		_, err := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: lossy{e.net}}).Tick(context.Background())
+		_, err := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: lossy{Network: e.net}}).Tick(context.Background())
 		is.NoErr(err)
 		is.Equal(len(e.net.Performed()), 1)
 		is.Equal(e.enrollment(ann).Status, enrollments.Finished)
@@ -228,7 +223,7 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 		e.enrol("Plain", ann)
 		e.clock.Set(monday.Add(2 * time.Hour)) // inside the window
 
-		crash := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: crashing{e.net}})
+		crash := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: lossy{Network: e.net, gone: true}})
 		_, err := crash.Tick(ctx)
 		is.NoErr(err) // logged, not fatal: other enrollments go on
 		is.Equal(len(e.net.Performed()), 1)
