@@ -183,7 +183,7 @@ func (s *Service) StartImport(ctx context.Context, p apikit.Principal, file io.R
 
 // importReject is one rejected row of an import job, as stored.
 type importReject struct {
-	bun.BaseModel `bun:"table:import_rejects"`
+	bun.BaseModel `bun:"table:import_rejects,alias:ir"`
 
 	ImportID string `bun:"import_id,pk"`
 	Line     int    `bun:"line,pk"`

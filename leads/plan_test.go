@@ -1,7 +1,10 @@
 package leads_test
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -360,5 +363,40 @@ func TestFacetTotalsReadCounts(t *testing.T) {
 		}
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
 		dbtest.AssertNoScan(t, d, "lead_facet_counts", "", queries)
+	})
+}
+
+// TestRejectedRowsReadByImport: a job's rejected rows are read, a page at
+// a time and for the CSV download, through their key (import, line),
+// never by a scan of every import's rejected rows.
+func TestRejectedRowsReadByImport(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		b := importSetup(t, d)
+		var file strings.Builder
+		file.WriteString("email,name\n")
+		for i := range 30 {
+			fmt.Fprintf(&file, "not-an-address-%d,Bad %d\n", i, i)
+		}
+		for range 2 { // two jobs, so that a scan would show
+			job, err := b.svc.StartImport(b.ctx, b.p, io.NopCloser(strings.NewReader(file.String())), leads.ImportOptions{BatchSize: 10},
+				slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.svc.DrainImports(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			rec := dbtest.Record(d)
+			queries := rec.During(func() {
+				page, total, err := b.svc.ImportJobPage(b.ctx, b.p, job.ID, 10, 10)
+				if err != nil || total != 30 || len(page.Errors) != 10 {
+					t.Fatalf("page: %d of %d rows (%v)", len(page.Errors), total, err)
+				}
+				if err := b.svc.WriteRejectedCSV(b.ctx, b.p, job.ID, io.Discard); err != nil {
+					t.Fatal(err)
+				}
+			})
+			dbtest.AssertNoScan(t, d, "import_rejects", "", queries)
+		}
 	})
 }

@@ -98,7 +98,7 @@ var columns = regexp.MustCompile(`(?s)SELECT .*? FROM`)
 // name a table by its alias.
 var aliases = map[string]string{"leads": "l", "enrollments": "e", "actions": "a", "senders": "s", "sequences": "q", "enrichment_requests": "er",
 	"tasks": "t", "threads": "th", "messages": "m", "webhooks": "wh", "deliveries": "dl", "bookings": "bk", "inbound": "ib",
-	"api_keys": "k", "api_key_clients": "kc", "members": "m", "workspaces": "w", "member_clients": "mc"}
+	"api_keys": "k", "api_key_clients": "kc", "members": "m", "workspaces": "w", "member_clients": "mc", "import_rejects": "ir"}
 
 // AssertNoScan explains every SELECT, UPDATE and DELETE among queries and
 // fails the test when a plan reads table by scanning it: a full scan, or on
