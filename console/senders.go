@@ -92,14 +92,24 @@ type senderForm struct {
 	// Caps are the daily caps per action of the channel, and invite_week.
 	Caps                          []capField
 	WarmStart, WarmFrom, WarmStep string
-	SMTP, IMAP                    mailForm
-	AccountID, APIKeyEnv, BaseURL string
-	WebhookSecretEnv              string
-	secrets                       map[string]string
-	Transports                    []string
-	Clients                       []workspace.Named
-	ID                            string
-	Securities, Auths, Statuses   []string
+	// Settings are the chosen transport's settings as typed (or stored),
+	// and settingsErr what was wrong in reading them.
+	Settings    senders.Settings
+	settingsErr error
+	secrets     map[string]string
+	Transports  []string
+	// TransportForms are the forms of the channel's transports that take
+	// settings.
+	TransportForms []transportForm
+	Clients        []workspace.Named
+	ID             string
+	Statuses       []string
+}
+
+// transportForm is one transport's part of the form.
+type transportForm struct {
+	Name      string
+	Fieldsets []senders.Fieldset
 }
 
 type dayWindows struct{ Day, Windows string }
@@ -107,12 +117,6 @@ type dayWindows struct{ Day, Windows string }
 type capField struct {
 	Action, Label, Value string
 	Ceiling              int
-}
-
-// mailForm is an SMTP or IMAP server's settings as typed; SecretEnv is
-// password_env or token_env, as Auth says.
-type mailForm struct {
-	Host, Port, Security, Username, Auth, SecretEnv, CAFile, DisplayName, Inbox, Sent, DKIMSelector string
 }
 
 var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
@@ -138,26 +142,11 @@ func capsOf(ch senders.Channel, caps senders.Caps) []capField {
 	return out
 }
 
-func mailFormOf(m *senders.MailServer) mailForm {
-	if m == nil {
-		return mailForm{Security: "tls"}
-	}
-	f := mailForm{Host: m.Host, Security: m.Security, Username: m.Username, Auth: m.Auth, SecretEnv: m.PasswordEnv,
-		CAFile: m.CAFile, DisplayName: m.DisplayName, Inbox: m.Inbox, Sent: m.Sent, DKIMSelector: m.DKIMSelector}
-	if m.Port != 0 {
-		f.Port = strconv.Itoa(m.Port)
-	}
-	if m.Auth == "xoauth2" {
-		f.SecretEnv = m.TokenEnv
-	}
-	return f
-}
-
 // formOf is the form of a stored sender.
 func formOf(s *senders.Sender) senderForm {
 	f := senderForm{Name: s.Name, Channel: string(s.Channel), Address: apikit.Deref(s.Address), ClientID: apikit.Deref(s.ClientID),
 		Timezone: s.Timezone, Transport: s.Transport, Status: string(s.Status), Premium: s.Premium, Caps: capsOf(s.Channel, s.Caps),
-		SMTP: mailFormOf(s.Settings.SMTP), IMAP: mailFormOf(s.Settings.IMAP), ID: s.ID}
+		Settings: s.Settings, ID: s.ID}
 	if s.MonthlyCost != 0 {
 		f.MonthlyCost = strconv.FormatFloat(s.MonthlyCost, 'f', -1, 64)
 	}
@@ -166,9 +155,6 @@ func formOf(s *senders.Sender) senderForm {
 	}
 	if w := s.Warmup; w != nil {
 		f.WarmStart, f.WarmFrom, f.WarmStep = w.Start, strconv.Itoa(w.From), strconv.Itoa(w.Step)
-	}
-	if u := s.Settings.Unipile; u != nil {
-		f.AccountID, f.APIKeyEnv, f.WebhookSecretEnv, f.BaseURL = u.AccountID, u.APIKeyEnv, u.WebhookSecretEnv, u.BaseURL
 	}
 	return f
 }
@@ -181,8 +167,6 @@ func readSenderForm(r *http.Request, old *senders.Sender) senderForm {
 		ClientID: v.Get("client_id"), Timezone: strings.TrimSpace(v.Get("timezone")), Transport: v.Get("transport"), Status: v.Get("status"),
 		MonthlyCost: strings.TrimSpace(v.Get("monthly_cost")), Premium: v.Get("premium") == "true",
 		WarmStart: strings.TrimSpace(v.Get("warmup_start")), WarmFrom: strings.TrimSpace(v.Get("warmup_from")), WarmStep: strings.TrimSpace(v.Get("warmup_step")),
-		AccountID: strings.TrimSpace(v.Get("unipile.account_id")), APIKeyEnv: strings.TrimSpace(v.Get("unipile.api_key_env")),
-		WebhookSecretEnv: strings.TrimSpace(v.Get("unipile.webhook_secret_env")), BaseURL: strings.TrimSpace(v.Get("unipile.base_url")),
 		secrets: map[string]string{}}
 	if old != nil {
 		f.Name, f.Channel = old.Name, string(old.Channel)
@@ -194,28 +178,11 @@ func readSenderForm(r *http.Request, old *senders.Sender) senderForm {
 	for i := range f.Caps {
 		f.Caps[i].Value = strings.TrimSpace(v.Get("cap." + f.Caps[i].Action))
 	}
-	mail := func(p string) mailForm {
-		return mailForm{Host: strings.TrimSpace(v.Get(p + ".host")), Port: strings.TrimSpace(v.Get(p + ".port")), Security: v.Get(p + ".security"),
-			Username: strings.TrimSpace(v.Get(p + ".username")), Auth: v.Get(p + ".auth"), SecretEnv: strings.TrimSpace(v.Get(p + ".secret_env")),
-			CAFile: strings.TrimSpace(v.Get(p + ".ca_file")), DisplayName: strings.TrimSpace(v.Get(p + ".display_name")),
-			Inbox: strings.TrimSpace(v.Get(p + ".inbox")), Sent: strings.TrimSpace(v.Get(p + ".sent")), DKIMSelector: strings.TrimSpace(v.Get(p + ".dkim_selector"))}
+	// The chosen transport's plug-in reads its settings; a secret typed
+	// in without a name gets one made from the sender's.
+	if pl, ok := senders.PluginOf(f.Transport); ok && pl.Form != nil {
+		f.Settings, f.secrets, f.settingsErr = pl.Form.Read(v, func(what string) string { return secretName(f.Name, what) })
 	}
-	f.SMTP, f.IMAP = mail("smtp"), mail("imap")
-	// A secret typed in without a name gets one made from the sender's.
-	typed := func(field string, env *string, what string) {
-		val := v.Get(field)
-		if val == "" {
-			return
-		}
-		if *env == "" {
-			*env = secretName(f.Name, what)
-		}
-		f.secrets[*env] = val
-	}
-	typed("smtp.secret", &f.SMTP.SecretEnv, "SMTP_SECRET")
-	typed("imap.secret", &f.IMAP.SecretEnv, "IMAP_SECRET")
-	typed("unipile.api_key", &f.APIKeyEnv, "UNIPILE_API_KEY")
-	typed("unipile.webhook_secret", &f.WebhookSecretEnv, "UNIPILE_WEBHOOK_SECRET")
 	return f
 }
 
@@ -280,27 +247,14 @@ func (f senderForm) spec() (senders.Spec, error) {
 			return s, err
 		}
 	}
-	mail := func(which string, m mailForm) (*senders.MailServer, error) {
-		out := &senders.MailServer{Host: m.Host, Security: m.Security, Username: m.Username, Auth: m.Auth, CAFile: m.CAFile,
-			DisplayName: m.DisplayName, Inbox: m.Inbox, Sent: m.Sent, DKIMSelector: m.DKIMSelector}
-		if m.Auth == "xoauth2" {
-			out.TokenEnv = m.SecretEnv
-		} else {
-			out.PasswordEnv = m.SecretEnv
-		}
-		return out, num(which+" port", m.Port, &out.Port)
+	if f.settingsErr != nil {
+		return s, apikit.Invalid(fmt.Sprintf("Sender %q: %v.", f.Name, f.settingsErr), "Fix the field and save again.")
 	}
-	var err error
-	switch f.Transport {
-	case senders.TransportSMTP:
-		if s.SMTP, err = mail("smtp", f.SMTP); err != nil {
-			return s, err
+	if len(f.Settings) > 0 {
+		s.Sections = map[string]any{}
+		for name, raw := range f.Settings {
+			s.Sections[name] = raw
 		}
-		if s.IMAP, err = mail("imap", f.IMAP); err != nil {
-			return s, err
-		}
-	case senders.TransportUnipile:
-		s.Unipile = &senders.Unipile{AccountID: f.AccountID, APIKeyEnv: f.APIKeyEnv, WebhookSecretEnv: f.WebhookSecretEnv, BaseURL: f.BaseURL}
 	}
 	return s, nil
 }
@@ -331,13 +285,24 @@ func (c *Console) withChoices(rq *Request, f *senderForm) error {
 	}
 	f.Clients = cat.Clients
 	f.Transports = slices.Sorted(func(yield func(string) bool) {
-		for k, t := range senders.TransportKinds {
-			if t.Available && (t.Channel == "" || f.Channel == "" || string(t.Channel) == f.Channel) && !yield(k) {
+		for _, t := range senders.Plugins() {
+			if (t.Channel == "" || f.Channel == "" || string(t.Channel) == f.Channel) && !yield(t.Name) {
 				return
 			}
 		}
 	})
-	f.Securities, f.Auths = []string{"tls", "starttls", "none"}, []string{"password", "xoauth2"}
+	f.TransportForms = nil
+	for _, name := range f.Transports {
+		pl, _ := senders.PluginOf(name)
+		if pl.Form == nil {
+			continue
+		}
+		set := senders.Settings{}
+		if name == f.Transport {
+			set = f.Settings
+		}
+		f.TransportForms = append(f.TransportForms, transportForm{Name: name, Fieldsets: pl.Form.Fieldsets(set)})
+	}
 	f.Statuses = []string{string(senders.Active), string(senders.Paused)}
 	return nil
 }
@@ -348,7 +313,7 @@ func (c *Console) newSenderForm(rq *Request) error {
 		ch = string(senders.LinkedIn)
 	}
 	f := senderForm{New: true, Channel: ch, Transport: senders.TransportSandbox, Status: string(senders.Active), Timezone: rq.P.Timezone,
-		Caps: capsOf(senders.Channel(ch), nil), SMTP: mailForm{Security: "tls"}, IMAP: mailForm{Security: "tls"}}
+		Caps: capsOf(senders.Channel(ch), nil)}
 	for _, d := range weekdays {
 		f.Days = append(f.Days, dayWindows{d, strings.Join(senders.DefaultSchedule()[d], ", ")})
 	}
@@ -471,7 +436,7 @@ func (c *Console) renderSender(rq *Request, status int, s *senders.Sender, f *se
 		if err != nil {
 			return err
 		}
-		for _, n := range s.Settings.SecretNames() {
+		for _, n := range s.SecretNames() {
 			st := "from the environment"
 			switch {
 			case slices.Contains(stored, n):
@@ -551,17 +516,6 @@ func (c *Console) senderDomain(rq *Request, s *senders.Sender, fresh bool) *emai
 		}
 	}
 	return r
-}
-
-// mailSection is one mail server's part of the form.
-type mailSection struct {
-	Which string
-	Form  mailForm
-}
-
-// Mail are the form's SMTP and IMAP parts.
-func (f senderForm) Mail() []mailSection {
-	return []mailSection{{"smtp", f.SMTP}, {"imap", f.IMAP}}
 }
 
 // Acceptance is the sender's acceptance rate.

@@ -18,6 +18,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
 )
 
 var senderLink = regexp.MustCompile(`/app/senders/([0-9a-f-]{36})`)
@@ -138,7 +139,9 @@ func TestATypedSecretIsNeverShownAgain(t *testing.T) {
 		s, err := e.pl.Senders.Visible(context.Background(), e.owner(), id)
 		is.NoErr(err)
 		name := "LEADLINE_SENDER_MAILBOX_SMTP_SECRET"
-		is.Equal(s.Settings.SMTP.PasswordEnv, name)
+		smtp, err := senders.Section[email.Server](s.Settings, "smtp")
+		is.NoErr(err)
+		is.Equal(smtp.PasswordEnv, name)
 		got, err := e.pl.SenderSecrets.Secret(context.Background(), s, name)
 		is.NoErr(err)
 		is.Equal(got, pw) // the transports read it

@@ -496,5 +496,6 @@ func render(step sequences.Step, lead *leads.Lead) (map[string]string, error) {
 // transport that threads.
 func threads(s *senders.Sender, a senders.Action) bool {
 	spec, _ := a.Spec()
-	return spec.Continues && senders.TransportKinds[s.Transport].Threads
+	kind, _ := senders.KindOf(s.Transport)
+	return spec.Continues && kind.Threads
 }

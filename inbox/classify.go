@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/leadline/leadline/senders"
 )
 
 // Intent is what a reply means for the sender: the spec's seven values.
@@ -201,40 +203,10 @@ func fold(s string) string {
 	return b.String()
 }
 
-// AutoReplyHeaders are the headers by which a machine's answer is known
-// (RFC 3834 and the common vendors'): what a transport passes on in
-// Arrived.Headers.
-var AutoReplyHeaders = []string{"Auto-Submitted", "X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Apple-Action", "Precedence"}
-
-// MachineHeaders reports whether a message's headers (AutoReplyHeaders,
-// names in any case) say a machine sent it.
-func MachineHeaders(headers map[string]string) bool {
-	for k, v := range headers {
-		v = strings.ToLower(strings.TrimSpace(v))
-		switch strings.ToLower(k) {
-		case "auto-submitted":
-			if v != "no" {
-				return true
-			}
-		case "x-autoreply", "x-autorespond", "x-autoresponder":
-			return true
-		case "x-apple-action":
-			if v == "vacation" {
-				return true
-			}
-		case "precedence":
-			if v == "auto_reply" || v == "bulk" || v == "junk" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // machine recognizes a message a machine sent by its headers or its
 // subject.
 func machine(headers map[string]string, subject string) bool {
-	return MachineHeaders(headers) || autoSubject.prefixOf(subject)
+	return senders.MachineHeaders(headers) || autoSubject.prefixOf(subject)
 }
 
 // prefixOf reports whether the folded subject starts with one of ps.

@@ -372,7 +372,7 @@ func (svc *Service) Reply(ctx context.Context, p apikit.Principal, id string, in
 		if err := svc.mayReply(ctx, s, lead); err != nil {
 			return err
 		}
-		if senders.TransportKinds[s.Transport].Threads {
+		if kind, _ := senders.KindOf(s.Transport); kind.Threads {
 			// The reply continues the conversation: In-Reply-To the lead's
 			// latest message, the same chat.
 			msgs, err := svc.store.Messages(ctx, th.ID)

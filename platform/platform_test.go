@@ -3,6 +3,9 @@ package platform_test
 import (
 	"context"
 	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,3 +82,47 @@ func TestWiring(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPlugins: every transport the platform is built with is a plug-in
+// the registry names, built by the platform, and a console form of its
+// settings read back gives settings its kind accepts.
+func TestPlugins(t *testing.T) {
+	is := is.New(t)
+	d := dbtest.Open(t, db.SQLite)
+	pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))})
+	ts := pl.Transports(platform.Outside{Seed: 1})
+	is.Equal(senders.KindNames(), []string{senders.TransportSandbox, "smtp", "unipile"})
+	for _, p := range senders.Plugins() {
+		is.True(ts[p.Name] != nil) // built
+		if p.Form == nil {
+			continue
+		}
+		// The empty form, filled in as a member would, reads back into
+		// settings that hold every section the kind takes.
+		v := url.Values{}
+		for _, fs := range p.Form.Fieldsets(senders.Settings{}) {
+			for _, f := range fs.Fields {
+				switch {
+				case f.Type == "select":
+					v.Set(f.Name, f.Options[0])
+				case f.Type == "number":
+					v.Set(f.Name, "993")
+				case f.Type == "password", strings.HasSuffix(f.Name, "_env"), strings.HasSuffix(f.Name, ".ca_file"):
+				case f.Type == "url":
+					v.Set(f.Name, "https://api.example.test")
+				default:
+					v.Set(f.Name, "x")
+				}
+			}
+		}
+		v.Set(p.Sections[0]+".secret", "s3cret")
+		v.Set(p.Name+".api_key", "s3cret")
+		set, typed, err := p.Form.Read(v, func(what string) string { return "LEADLINE_SENDER_X_" + what })
+		is.NoErr(err)
+		is.NoErr(p.CheckSections(set))
+		is.True(len(typed) > 0) // the typed secret, under the name made for it
+		for name := range typed {
+			is.True(slices.Contains(set.SecretNames(p.Name), name))
+		}
+	}
+}

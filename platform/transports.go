@@ -7,8 +7,11 @@ import (
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/senders"
-	"github.com/leadline/leadline/transports/email"
-	"github.com/leadline/leadline/transports/unipile"
+
+	// The transports leadline is built with: each registers its plug-in
+	// (senders.Plugin). A new transport is one package and one line here.
+	_ "github.com/leadline/leadline/transports/email"
+	_ "github.com/leadline/leadline/transports/unipile"
 )
 
 // Outside is how the real transports reach the world.
@@ -27,11 +30,8 @@ type Outside struct {
 	HTTPClient *http.Client
 }
 
-// Transports returns every transport a server sends through: the sandbox
-// network (the default: demo, simulate and the quick start need no
-// account; shared through the database by every replica), mailboxes over SMTP and IMAP, and LinkedIn accounts through
-// Unipile, whose polled reports go to the inbound queue with its webhooks'.
-func (p *Platform) Transports(o Outside) map[string]senders.Transport {
+// env is what the platform gives the transports it builds.
+func (p *Platform) env(o Outside) senders.Env {
 	if o.Credentials == nil {
 		o.Credentials = p.SenderSecrets
 	}
@@ -41,26 +41,60 @@ func (p *Platform) Transports(o Outside) map[string]senders.Transport {
 			return leads.UnsubscribeToken(p.SecretKey, workspaceID, leadID)
 		}
 	}
-	return map[string]senders.Transport{
+	return senders.Env{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Credentials: o.Credentials, Sink: p.Inbound, Invitations: p.Senders,
+		Senders: p.Senders.ByTransport, PublicURL: o.PublicURL, UnsubscribeToken: token, HTTPClient: o.HTTPClient, Seed: o.Seed}
+}
+
+// Transports returns every transport a server sends through: the sandbox
+// network (the default: demo, simulate and the quick start need no
+// account; shared through the database by every replica) and every
+// registered plug-in's (mailboxes over SMTP and IMAP, LinkedIn accounts
+// through Unipile, whose polled reports go to the inbound queue with its
+// webhooks').
+func (p *Platform) Transports(o Outside) map[string]senders.Transport {
+	env := p.env(o)
+	out := map[string]senders.Transport{
 		// The sandbox keeps its state in the database: every replica on it
 		// sees one network.
 		senders.TransportSandbox: sandbox.New(o.Seed, p.Clock, sandbox.DefaultRates).Shared(p.DB),
-		senders.TransportSMTP: email.New(email.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger,
-			PublicURL: o.PublicURL, Token: token}),
-		senders.TransportUnipile: unipile.New(unipile.Config{Credentials: o.Credentials, Clock: p.Clock, Logger: p.Logger, Sink: p.Inbound,
-			Invitations: p.Senders, HTTPClient: o.HTTPClient}),
 	}
+	for _, pl := range senders.Plugins() {
+		if pl.New != nil {
+			out[pl.Name] = pl.New(env)
+		}
+	}
+	return out
 }
 
-// MailReader returns the reader of the smtp senders' inboxes: it queues
-// their replies, bounces and auto-replies on the inbound queue, one reader
-// per inbox across replicas. `leadline serve` and `leadline work` run it.
-func (p *Platform) MailReader(creds senders.Credentials) *email.Reader {
-	if creds == nil {
-		creds = p.SenderSecrets
+// Readers returns the transports' background readers (the mailboxes'
+// inboxes: replies, bounces and auto-replies onto the inbound queue, one
+// reader per inbox across replicas). `leadline serve` and `leadline work`
+// run them.
+func (p *Platform) Readers(creds senders.Credentials) []senders.Runner {
+	env := p.env(Outside{Credentials: creds})
+	var out []senders.Runner
+	for _, pl := range senders.Plugins() {
+		if pl.Reader != nil {
+			out = append(out, pl.Reader(env))
+		}
 	}
-	list := func(ctx context.Context) ([]*senders.Sender, error) {
-		return p.Senders.ByTransport(ctx, senders.TransportSMTP)
+	return out
+}
+
+// RunReaders runs the transports' background readers until ctx ends; fail
+// is told of a reader that stops before.
+func (p *Platform) RunReaders(ctx context.Context, fail func(error)) {
+	done := make(chan struct{})
+	rs := p.Readers(nil)
+	for _, r := range rs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+				fail(err)
+			}
+		}()
 	}
-	return email.NewReader(list, p.Inbound, email.NewStates(p.DB), creds, p.Clock, p.Logger)
+	for range rs {
+		<-done
+	}
 }

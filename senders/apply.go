@@ -2,11 +2,11 @@ package senders
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -31,10 +31,10 @@ type Spec struct {
 	Schedule    map[string][]string `yaml:"schedule"`
 	Caps        map[string]int      `yaml:"caps"`
 	Warmup      *Warmup             `yaml:"warmup"`
-	// The transport's settings (Settings), by transport kind.
-	SMTP    *MailServer `yaml:"smtp"`
-	IMAP    *MailServer `yaml:"imap"`
-	Unipile *Unipile    `yaml:"unipile"`
+	// Sections are the transport's settings, by section name (smtp and
+	// imap for a mailbox, unipile for a LinkedIn account): whatever else
+	// the sender's entry holds, checked by its transport kind.
+	Sections map[string]any `yaml:",inline"`
 }
 
 // Owner is the workspace a setup file's senders belong to.
@@ -96,19 +96,22 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 	if transport == "" {
 		transport = TransportSandbox
 	}
-	kind, ok := TransportKinds[transport]
+	kind, ok := KindOf(transport)
 	if !ok {
-		return nil, bad("transport %q is not one of sandbox, smtp and unipile.", spec.Transport)
+		return nil, bad("transport %q is not one of %s.", spec.Transport, Listing(KindNames()))
 	}
 	if kind.Channel != "" && kind.Channel != s.Channel {
 		return nil, bad("transport %s is for %s senders, and this one is %s.", transport, kind.Channel, s.Channel)
 	}
-	set := Settings{SMTP: spec.SMTP, IMAP: spec.IMAP, Unipile: spec.Unipile}
-	if err := kind.check(set); err != nil {
+	set, err := settingsOf(spec.Sections)
+	if err != nil {
 		return nil, bad("%v.", err)
 	}
-	if !kind.Available {
-		return nil, bad("transport %q is not built into this version of leadline yet; use transport: sandbox until it is.", transport)
+	if err := kind.CheckSections(set); err != nil {
+		return nil, bad("%v.", err)
+	}
+	if err := kind.Check(set); err != nil {
+		return nil, bad("%v.", err)
 	}
 	s.Transport, s.Settings = transport, set
 	switch spec.Status {
@@ -235,7 +238,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 		return nil, err
 	}
 	for _, s := range built {
-		for _, name := range s.Settings.SecretNames() {
+		for _, name := range s.SecretNames() {
 			if _, ok := os.LookupEnv(name); !ok {
 				changes = append(changes, fmt.Sprintf("warning: sender %s needs the environment variable %s, which is not set here; "+
 					"set it where leadline serve and leadline work run (until then the sender's health shows credentials_missing)", s.Name, name))
@@ -256,7 +259,7 @@ func changedFields(a, b *Sender) []string {
 	add("address", deref(a.Address) != deref(b.Address))
 	add("timezone", a.Timezone != b.Timezone)
 	add("transport", a.Transport != b.Transport)
-	add("settings", !reflect.DeepEqual(a.Settings, b.Settings))
+	add("settings", !a.Settings.Equal(b.Settings))
 	add("status", a.Status != b.Status)
 	add("premium", a.Premium != b.Premium)
 	add("monthly_cost", a.MonthlyCost != b.MonthlyCost)
@@ -264,4 +267,23 @@ func changedFields(a, b *Sender) []string {
 	add("caps", !maps.Equal(a.Caps, b.Caps))
 	add("warmup", (a.Warmup == nil) != (b.Warmup == nil) || (a.Warmup != nil && *a.Warmup != *b.Warmup))
 	return out
+}
+
+// settingsOf turns a spec's sections, as a setup file or a program gives
+// them, into settings.
+func settingsOf(sections map[string]any) (Settings, error) {
+	set := Settings{}
+	for name, v := range sections {
+		if v == nil {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		if string(b) != "null" {
+			set[name] = b
+		}
+	}
+	return set, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
+	"github.com/leadline/leadline/transports/unipile"
 )
 
 // TestByTransport lists the senders of a transport across workspaces,
@@ -26,12 +28,12 @@ func TestByTransport(t *testing.T) {
 		for _, st := range []senders.Status{senders.Active, senders.Paused} {
 			addr := string(st) + "@acme.test"
 			s := &senders.Sender{ID: apikit.NewID(), WorkspaceID: b.ws.ID, Name: string(st), Channel: senders.Email, Address: &addr,
-				Timezone: "UTC", Transport: senders.TransportSMTP, Status: st, Schedule: senders.DefaultSchedule(),
+				Timezone: "UTC", Transport: email.Name, Status: st, Schedule: senders.DefaultSchedule(),
 				Caps: senders.Caps{"email": 30}, Health: senders.Healthy, CreatedAt: b.clock.Now(), UpdatedAt: b.clock.Now()}
 			is.NoErr(store.Save(ctx, s, true))
 			want = append(want, s.ID)
 		}
-		got, err := b.svc.ByTransport(ctx, senders.TransportSMTP)
+		got, err := b.svc.ByTransport(ctx, email.Name)
 		is.NoErr(err)
 		var ids []string
 		for _, s := range got {
@@ -41,7 +43,7 @@ func TestByTransport(t *testing.T) {
 			want[0], want[1] = want[1], want[0]
 		}
 		is.Equal(ids, want) // by id, the sandbox sender left out
-		none, err := b.svc.ByTransport(ctx, senders.TransportUnipile)
+		none, err := b.svc.ByTransport(ctx, unipile.Name)
 		is.NoErr(err)
 		is.Equal(len(none), 0)
 	})

@@ -54,7 +54,7 @@ func (x *Secrets) Secret(ctx context.Context, s *Sender, name string) (string, e
 // Returns E_PAYLOAD_INVALID for another name or an empty value, and
 // E_CONFLICT on a server without a secret key.
 func (x *Secrets) Set(ctx context.Context, s *Sender, name, value string) error {
-	names := s.Settings.SecretNames()
+	names := s.SecretNames()
 	if !slices.Contains(names, name) {
 		remedy := "Name the secret in the sender's settings first (password_env, token_env, api_key_env or webhook_secret_env)."
 		if len(names) > 0 {
@@ -97,7 +97,7 @@ func (x *Secrets) Delete(ctx context.Context, s *Sender, name string) error {
 // stored nor in the environment.
 func (x *Secrets) Missing(ctx context.Context, s *Sender) ([]string, error) {
 	var out []string
-	for _, name := range s.Settings.SecretNames() {
+	for _, name := range s.SecretNames() {
 		if _, err := x.Secret(ctx, s, name); errors.Is(err, ErrCredentialsMissing) {
 			out = append(out, name)
 		} else if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
 )
 
 // TestStoredSecrets: a secret typed in is kept sealed, read before the
@@ -24,9 +25,9 @@ func TestStoredSecrets(t *testing.T) {
 		is := is.New(t)
 		ctx := context.Background()
 		b := setup(t, d, time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
-		mail := &senders.MailServer{Host: "127.0.0.1", Port: 1, Security: "none", Username: "u", PasswordEnv: "LEADLINE_TEST_STORED_PW"}
+		mail := &email.Server{Host: "127.0.0.1", Port: 1, Security: "none", Username: "u", PasswordEnv: "LEADLINE_TEST_STORED_PW"}
 		_, err := b.svc.Apply(ctx, b.owner, []senders.Spec{{Name: "box", Channel: senders.Email, Address: "box@acme.test", Transport: "smtp",
-			SMTP: mail, IMAP: mail}})
+			Sections: email.Sections(mail, mail)}})
 		is.NoErr(err)
 		s, err := b.svc.ByName(ctx, b.ws.ID, "box")
 		is.NoErr(err)

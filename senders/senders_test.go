@@ -17,6 +17,8 @@ import (
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/transports/email"
+	"github.com/leadline/leadline/transports/unipile"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -433,12 +435,12 @@ func TestTransportSettings(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
 		ctx := context.Background()
-		smtp := &senders.MailServer{Host: "smtp.example.test", Port: 587, Security: "starttls", Username: "sales@acme.test", PasswordEnv: "ACME_MAIL_PASSWORD"}
-		imap := &senders.MailServer{Host: "imap.example.test", Port: 993, Security: "tls", Username: "sales@acme.test", PasswordEnv: "ACME_MAIL_PASSWORD", Inbox: "INBOX", Sent: "Sent"}
-		mail := func(s, i *senders.MailServer) senders.Spec {
-			return senders.Spec{Name: "mail", Channel: senders.Email, Address: "sales@acme.test", Transport: "smtp", SMTP: s, IMAP: i}
+		smtp := &email.Server{Host: "smtp.example.test", Port: 587, Security: "starttls", Username: "sales@acme.test", PasswordEnv: "ACME_MAIL_PASSWORD"}
+		imap := &email.Server{Host: "imap.example.test", Port: 993, Security: "tls", Username: "sales@acme.test", PasswordEnv: "ACME_MAIL_PASSWORD", Inbox: "INBOX", Sent: "Sent"}
+		mail := func(s, i *email.Server) senders.Spec {
+			return senders.Spec{Name: "mail", Channel: senders.Email, Address: "sales@acme.test", Transport: "smtp", Sections: email.Sections(s, i)}
 		}
-		with := func(m *senders.MailServer, f func(m *senders.MailServer)) *senders.MailServer {
+		with := func(m *email.Server, f func(m *email.Server)) *email.Server {
 			c := *m
 			f(&c)
 			return &c
@@ -447,24 +449,24 @@ func TestTransportSettings(t *testing.T) {
 			spec senders.Spec
 			says string
 		}{
-			"no imap":            {mail(smtp, nil), "needs smtp (sending) and imap (replies)"},
-			"bad security":       {mail(with(smtp, func(m *senders.MailServer) { m.Security = "ssl" }), imap), "smtp.security is tls, starttls or none"},
-			"bad port":           {mail(with(smtp, func(m *senders.MailServer) { m.Port = 0 }), imap), "smtp.port"},
-			"secret in the file": {mail(with(smtp, func(m *senders.MailServer) { m.PasswordEnv = "hunter2!" }), imap), "not an environment variable's name"},
-			"no password env":    {mail(with(smtp, func(m *senders.MailServer) { m.PasswordEnv = "" }), imap), "smtp.password_env is required"},
-			"xoauth2 needs token": {mail(with(smtp, func(m *senders.MailServer) { m.Auth, m.PasswordEnv = "xoauth2", "" }), imap),
+			"no imap":            {mail(smtp, nil), "transport smtp needs smtp and imap settings"},
+			"bad security":       {mail(with(smtp, func(m *email.Server) { m.Security = "ssl" }), imap), "smtp.security is tls, starttls or none"},
+			"bad port":           {mail(with(smtp, func(m *email.Server) { m.Port = 0 }), imap), "smtp.port"},
+			"secret in the file": {mail(with(smtp, func(m *email.Server) { m.PasswordEnv = "hunter2!" }), imap), "not an environment variable's name"},
+			"no password env":    {mail(with(smtp, func(m *email.Server) { m.PasswordEnv = "" }), imap), "smtp.password_env is required"},
+			"xoauth2 needs token": {mail(with(smtp, func(m *email.Server) { m.Auth, m.PasswordEnv = "xoauth2", "" }), imap),
 				"smtp.token_env is required"},
-			"folders on smtp":   {mail(with(smtp, func(m *senders.MailServer) { m.Inbox = "INBOX" }), imap), "smtp takes no inbox"},
-			"smtp on linkedin":  {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "smtp", SMTP: smtp, IMAP: imap}, "for email senders"},
-			"settings, sandbox": {senders.Spec{Name: "li", Channel: senders.LinkedIn, SMTP: smtp}, "the sandbox takes no"},
-			"unipile, no key": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "unipile", Unipile: &senders.Unipile{AccountID: "acc"}},
+			"folders on smtp":   {mail(with(smtp, func(m *email.Server) { m.Inbox = "INBOX" }), imap), "smtp takes no inbox"},
+			"smtp on linkedin":  {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "smtp", Sections: email.Sections(smtp, imap)}, "for email senders"},
+			"settings, sandbox": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Sections: map[string]any{"smtp": smtp}}, "transport sandbox takes no settings"},
+			"unipile, no key": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "unipile", Sections: (&unipile.Account{AccountID: "acc"}).Sections()},
 				"unipile.api_key_env is required"},
 			"unipile over http": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "unipile",
-				Unipile: &senders.Unipile{AccountID: "acc", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: "http://api.example.test"}}, "must be an https URL"},
+				Sections: (&unipile.Account{AccountID: "acc", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: "http://api.example.test"}).Sections()}, "must be an https URL"},
 			"unknown transport": {senders.Spec{Name: "li", Channel: senders.LinkedIn, Transport: "fax"}, "not one of sandbox, smtp and unipile"},
-			"name on imap":      {mail(smtp, with(imap, func(m *senders.MailServer) { m.DisplayName = "Dana" })), "imap takes no display_name"},
-			"dkim on imap":      {mail(smtp, with(imap, func(m *senders.MailServer) { m.DKIMSelector = "google" })), "imap takes no dkim_selector"},
-			"bad dkim selector": {mail(with(smtp, func(m *senders.MailServer) { m.DKIMSelector = "google._domainkey " }), imap), "is not a DKIM selector"},
+			"name on imap":      {mail(smtp, with(imap, func(m *email.Server) { m.DisplayName = "Dana" })), "imap takes no display_name"},
+			"dkim on imap":      {mail(smtp, with(imap, func(m *email.Server) { m.DKIMSelector = "google" })), "imap takes no dkim_selector"},
+			"bad dkim selector": {mail(with(smtp, func(m *email.Server) { m.DKIMSelector = "google._domainkey " }), imap), "is not a DKIM selector"},
 		} {
 			_, err := b.svc.Apply(ctx, b.owner, []senders.Spec{c.spec})
 			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), `Sender "`) {
@@ -478,7 +480,7 @@ func TestTransportSettings(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(len(changes), 2)
 		is.True(strings.HasPrefix(changes[1], "warning: sender mail needs the environment variable ACME_MAIL_PASSWORD"))
-		is.Equal(senders.Settings{SMTP: smtp, IMAP: imap}.SecretNames(), []string{"ACME_MAIL_PASSWORD"})
+		is.Equal(email.Settings(smtp, imap).SecretNames(email.Name), []string{"ACME_MAIL_PASSWORD"})
 		t.Setenv("LEADLINE_TEST_SECRET", "s3cret")
 		s := &senders.Sender{Name: "mail"}
 		got, err := senders.EnvCredentials{}.Secret(ctx, s, "LEADLINE_TEST_SECRET")
@@ -516,45 +518,20 @@ func TestDomainCheckWarning(t *testing.T) {
 	})
 }
 
-// TestSenderByUnipileAccount: Unipile's webhooks name an account; the
-// sender is found by it across workspaces, and an unknown account is
-// E_NOT_FOUND.
-func TestSenderByUnipileAccount(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		is := is.New(t)
-		b := setup(t, d, time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
-		ctx := context.Background()
-		li := func(name, acc string) senders.Spec {
-			return senders.Spec{Name: name, Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
-				Unipile: &senders.Unipile{AccountID: acc, APIKeyEnv: "UNIPILE_API_KEY", WebhookSecretEnv: "UNIPILE_WEBHOOK_SECRET"}}
-		}
-		ann := b.apply(t, li("ann", "acc_ann"), li("bob", "acc_bob"), senders.Spec{Name: "sbx", Channel: senders.LinkedIn})
-		s, err := b.svc.SenderByUnipileAccount(ctx, "acc_ann")
-		is.NoErr(err)
-		is.Equal(s.ID, ann.ID)
-		is.Equal(s.Settings.Unipile.WebhookSecretEnv, "UNIPILE_WEBHOOK_SECRET")
-		s, err = b.svc.SenderByUnipileAccount(ctx, "acc_bob")
-		is.NoErr(err)
-		is.Equal(s.Name, "bob")
-		for _, acc := range []string{"acc_nobody", ""} {
-			_, err = b.svc.SenderByUnipileAccount(ctx, acc)
-			is.Equal(apikit.ErrorCode(err), apikit.ENotFound)
-		}
-	})
-}
-
 // TestTransportKindActions: each kind declares what it can perform.
 func TestTransportKindActions(t *testing.T) {
 	is := is.New(t)
-	uni := senders.TransportKinds[senders.TransportUnipile]
-	is.True(uni.Available)
+	uni, ok := senders.KindOf(unipile.Name)
+	is.True(ok)
 	is.True(uni.Can(senders.Invite) && uni.Can(senders.Message) && uni.Can(senders.InMail) && uni.Can(senders.ProfileView) && uni.Can(senders.Follow))
 	is.True(!uni.Can(senders.Like))      // no documented post reaction in Unipile's v2
 	is.True(!uni.Can(senders.SendEmail)) // LinkedIn only
 	for _, a := range senders.Actions {
-		is.True(senders.TransportKinds[senders.TransportSandbox].Can(a))
+		sbx, _ := senders.KindOf(senders.TransportSandbox)
+		is.True(sbx.Can(a))
 	}
-	is.True(senders.TransportKinds[senders.TransportSMTP].Can(senders.SendEmail))
+	mail, _ := senders.KindOf(email.Name)
+	is.True(mail.Can(senders.SendEmail))
 }
 
 // TestProviderSignals: an account the provider disconnected is

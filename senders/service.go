@@ -114,39 +114,3 @@ func (svc *Service) ByTransport(ctx context.Context, transport string) ([]*Sende
 func (svc *Service) Once(ctx context.Context, s *Sender, key string, t time.Time) (bool, error) {
 	return svc.store.Take(ctx, s.ID, LocalDate(t, s.Location()), key, 1)
 }
-
-// SenderByUnipileAccount returns the sender, in any workspace, whose
-// transport is unipile and whose settings name the Unipile account
-// accountID: Unipile's webhooks name the account, not the sender.
-// Returns E_NOT_FOUND when no sender has that account.
-func (svc *Service) SenderByUnipileAccount(ctx context.Context, accountID string) (*Sender, error) {
-	ss, err := svc.UnipileSenders(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range ss {
-		if accountID != "" && s.Settings.Unipile.AccountID == accountID {
-			return s, nil
-		}
-	}
-	return nil, apikit.NotFound("Unipile account " + accountID)
-}
-
-// UnipileSenders returns every sender of every workspace whose transport
-// is unipile and that has unipile settings, in the order of their ids.
-// Returns only the database's errors.
-func (svc *Service) UnipileSenders(ctx context.Context) ([]*Sender, error) {
-	// Settings are JSON, read alike on both engines: the few unipile
-	// senders are read and compared here rather than by a JSON path.
-	var ss []Sender
-	if err := svc.db.IDB(ctx).NewSelect().Model(&ss).Where("s.transport = ?", TransportUnipile).OrderExpr("s.id").Scan(ctx); err != nil {
-		return nil, err
-	}
-	out := make([]*Sender, 0, len(ss))
-	for i := range ss {
-		if ss[i].Settings.Unipile != nil {
-			out = append(out, &ss[i])
-		}
-	}
-	return out, nil
-}

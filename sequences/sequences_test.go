@@ -8,6 +8,8 @@ import (
 
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
+	"github.com/leadline/leadline/transports/email"
+	"github.com/leadline/leadline/transports/unipile"
 )
 
 // berlinCTOs is the example sequence of the setup documentation.
@@ -105,9 +107,9 @@ func TestRender(t *testing.T) {
 // blocks activation, naming the step and the sender.
 func TestUnsupportedActions(t *testing.T) {
 	is := is.New(t)
-	uni := senders.Sender{Name: "ann-li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile}
+	uni := senders.Sender{Name: "ann-li", Channel: senders.LinkedIn, Transport: unipile.Name}
 	sbx := senders.Sender{Name: "sbx", Channel: senders.LinkedIn, Transport: senders.TransportSandbox}
-	mail := senders.Sender{Name: "mail", Channel: senders.Email, Transport: senders.TransportSMTP}
+	mail := senders.Sender{Name: "mail", Channel: senders.Email, Transport: email.Name}
 	q := &sequences.Sequence{Steps: append(berlinCTOs(), sequences.Step{ID: "like", Type: "like"})}
 	is.Equal(len(sequences.Unsupported(q, []senders.Sender{sbx, mail})), 0)
 	ps := sequences.Unsupported(q, []senders.Sender{uni, sbx, mail})

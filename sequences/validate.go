@@ -319,7 +319,7 @@ func Unsupported(q *Sequence, ss []senders.Sender) []Problem {
 			continue
 		}
 		for _, s := range ss {
-			kind, known := senders.TransportKinds[s.Transport]
+			kind, known := senders.KindOf(s.Transport)
 			if s.Channel != a.Channel() || !known || kind.Can(a) {
 				continue
 			}

@@ -59,8 +59,8 @@ func newLIRun(t *testing.T, e *env, pollEvery time.Duration) *liRun {
 		all[d] = []string{"00:00-23:59"}
 	}
 	_, err = e.srv.senders.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone}, []senders.Spec{
-		{Name: "li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile, Timezone: "UTC", Schedule: all,
-			Unipile: &senders.Unipile{AccountID: liAccount, APIKeyEnv: "LEADLINE_TEST_LI_KEY", WebhookSecretEnv: "LEADLINE_TEST_LI_WEBHOOK", BaseURL: fake.URL}},
+		{Name: "li", Channel: senders.LinkedIn, Transport: unipile.Name, Timezone: "UTC", Schedule: all,
+			Sections: (&unipile.Account{AccountID: liAccount, APIKeyEnv: "LEADLINE_TEST_LI_KEY", WebhookSecretEnv: "LEADLINE_TEST_LI_WEBHOOK", BaseURL: fake.URL}).Sections()},
 	})
 	is.NoErr(err)
 	_, err = e.srv.sequences.Apply(ctx, sequences.Owner{WorkspaceID: w.ID}, []sequences.Spec{
@@ -81,7 +81,7 @@ func newLIRun(t *testing.T, e *env, pollEvery time.Duration) *liRun {
 	ts := e.pl.Transports(platform.Outside{HTTPClient: fake.Client()})
 	if pollEvery > 0 {
 		// Polling so rare that only the webhook can tell.
-		ts[senders.TransportUnipile] = unipile.New(unipile.Config{Clock: e.clock, Sink: e.pl.Inbound, PollEvery: pollEvery,
+		ts[unipile.Name] = unipile.New(unipile.Config{Clock: e.clock, Sink: e.pl.Inbound, PollEvery: pollEvery,
 			Invitations: e.pl.Senders, HTTPClient: fake.Client()})
 	}
 	e.pl.UseTransports(ts)

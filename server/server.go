@@ -170,7 +170,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST /inbound/{provider}/{workspace}", s.inboundBooking)
 	s.mux.HandleFunc("GET /unsubscribe/{token}", s.unsubscribePage)
 	s.mux.HandleFunc("POST /unsubscribe/{token}", s.unsubscribe)
-	s.registerUnipile()
+	s.registerInbound()
 	s.documentInbound()
 	s.registerMeta()
 	s.registerLeads()

@@ -33,10 +33,10 @@ func TestInboundUnipile(t *testing.T) {
 		ctx := context.Background()
 		w, _ := e.ws.ByName(ctx, "acme")
 		_, err := e.srv.senders.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone}, []senders.Spec{
-			{Name: "max-li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
-				Unipile: &senders.Unipile{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", WebhookSecretEnv: "LEADLINE_TEST_UNIPILE_WEBHOOK"}},
-			{Name: "no-secret", Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
-				Unipile: &senders.Unipile{AccountID: "acc_bare", APIKeyEnv: "UNIPILE_API_KEY"}},
+			{Name: "max-li", Channel: senders.LinkedIn, Transport: unipile.Name,
+				Sections: (&unipile.Account{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", WebhookSecretEnv: "LEADLINE_TEST_UNIPILE_WEBHOOK"}).Sections()},
+			{Name: "no-secret", Channel: senders.LinkedIn, Transport: unipile.Name,
+				Sections: (&unipile.Account{AccountID: "acc_bare", APIKeyEnv: "UNIPILE_API_KEY"}).Sections()},
 		})
 		is.NoErr(err)
 		queued := func() int {

@@ -44,20 +44,19 @@ func runningPlatform(ctx context.Context, d *db.DB, dsn string, logger *slog.Log
 	return pl, nil
 }
 
-// runMailReader reads the smtp senders' inboxes until ctx ends.
-func runMailReader(ctx context.Context, pl *platform.Platform, logger *slog.Logger) {
-	if err := pl.MailReader(nil).Run(ctx); err != nil && ctx.Err() == nil {
-		logger.Error("mail reader stopped", "error", err)
-	}
+// runReaders runs the transports' readers (the mailboxes' inboxes) until
+// ctx ends.
+func runReaders(ctx context.Context, pl *platform.Platform, logger *slog.Logger) {
+	pl.RunReaders(ctx, func(err error) { logger.Error("transport reader stopped", "error", err) })
 }
 
-// startWork runs the runner, the webhook worker and the mail reader until
+// startWork runs the runner, the webhook worker and the transports' readers until
 // ctx ends. The returned function waits until all three have stopped, so
 // that nothing writes to the database once serve or work closes it.
 func startWork(ctx context.Context, pl *platform.Platform, opts runnerOpts, logger *slog.Logger) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { pl.WebhookWorker(nil).Run(ctx, webhookTick) })
-	wg.Go(func() { runMailReader(ctx, pl, logger) })
+	wg.Go(func() { runReaders(ctx, pl, logger) })
 	wg.Go(func() { opts.apply(pl.Runner()).Run(ctx, *opts.tick) })
 	return wg.Wait
 }

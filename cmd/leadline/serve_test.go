@@ -204,7 +204,7 @@ func noneLeft(t *testing.T) {
 	t.Helper()
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
-	for _, f := range []string{"webhooks.(*Worker).Run", "engine.(*Runner).Run", "email.(*Reader).Run", "main.runMailReader",
+	for _, f := range []string{"webhooks.(*Worker).Run", "engine.(*Runner).Run", "email.(*Reader).Run", "main.runReaders", "platform.(*Platform).RunReaders",
 		"main.sweep", "main.serveMetrics", "net/http.(*Server).Serve", "net/http.(*Server).Shutdown", "leads.(*Service).StartImport"} {
 		if strings.Contains(stacks, f) {
 			t.Fatalf("%s still runs after the command returned:\n%s", f, stacks)

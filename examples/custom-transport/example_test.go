@@ -23,7 +23,7 @@ func TestCustomTransport(t *testing.T) {
 	// Both leads got the profile view and the invitation, through the
 	// program's transport, once each.
 	is.Equal(tr.Performed(), 4)
-	is.Equal(strings.Count(out.String(), "pat profile_view -> "), 2)
-	is.Equal(strings.Count(out.String(), "pat invite -> "), 2)
+	is.Equal(strings.Count(out.String(), "> pat profile_view -> "), 2)
+	is.Equal(strings.Count(out.String(), "> pat invite -> "), 2)
 	is.True(strings.Contains(out.String(), `"Hi Bill, glad to connect."`))
 }

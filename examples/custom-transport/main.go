@@ -1,13 +1,13 @@
-// Command custom-transport plugs a transport of its own into leadline: a
-// senders.Transport that hands every action to the program (here, it
-// prints it and keeps it in memory, where a real one would call a
-// provider's API). platform.UseTransports makes the runner send through
-// it, and members' replies too.
-//
-// leadline's setup names a sender's transport by one of the kinds it knows
-// (sandbox, smtp, unipile); a program serves a kind with its own
-// implementation. Here the senders are declared on the sandbox kind and
-// the program's transport takes the sandbox's place.
+// Command custom-transport plugs a transport of its own into leadline,
+// as leadline's own transports are plugged in: a senders.Plugin,
+// registered in the package's init, declares the kind "printer" (the
+// channel, the actions, the settings section its senders take and how
+// they are checked) and builds a senders.Transport that hands every
+// action to the program (here, it prints it and keeps it in memory, where
+// a real one would call a provider's API). A setup file's sender names
+// the kind (transport: printer) with its section (printer: {prefix: …});
+// platform.Transports builds it beside the built-in ones, and the runner
+// sends through it, and members' replies too.
 //
 //	go run ./examples/custom-transport --db custom.db
 package main
@@ -52,6 +52,11 @@ func NewPrinter(out io.Writer, clock apikit.Clock) *Printer {
 
 // Perform performs req once per key.
 func (p *Printer) Perform(ctx context.Context, req senders.Request) (senders.Result, error) {
+	set, err := senders.Section[Settings](req.Sender.Settings, Kind)
+	if err != nil || set == nil {
+		return senders.Result{}, &senders.TransportError{Kind: senders.SenderLevel, Code: "no_settings", Signal: senders.SignalAuthFailed,
+			Message: "the sender has no printer settings"}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r, ok := p.done[req.Key]; ok {
@@ -63,7 +68,7 @@ func (p *Printer) Perform(ctx context.Context, req senders.Request) (senders.Res
 		return senders.Result{}, &senders.TransportError{Kind: senders.Permanent, Code: "no_address", Message: "the lead has no address"}
 	}
 	r := senders.Result{ProviderMessageID: "printer-" + req.Key, At: p.Clock.Now()}
-	fmt.Fprintf(p.Out, "%s %s -> %s %q\n", req.Sender.Name, req.Action, req.Lead.Name, firstLine(req.Note+req.Body))
+	fmt.Fprintf(p.Out, "%s%s %s -> %s %q\n", set.Prefix, req.Sender.Name, req.Action, req.Lead.Name, firstLine(req.Note+req.Body))
 	p.done[req.Key] = r
 	return r, nil
 }
@@ -91,6 +96,38 @@ func (p *Printer) Performed() int {
 	return len(p.done)
 }
 
+// Kind is the printer's transport kind, and the name of its senders'
+// settings section.
+const Kind = "printer"
+
+// Settings are a printer sender's settings: its section of the setup.
+type Settings struct {
+	// Prefix starts every line printed.
+	Prefix string `json:"prefix"`
+}
+
+// printer is the transport the plug-in hands the platform: the program
+// sets it before it builds its platform's transports.
+var printer *Printer
+
+func init() {
+	senders.Register(senders.Plugin{
+		TransportKind: senders.TransportKind{Name: Kind, Channel: senders.LinkedIn, Actions: []senders.Action{senders.ProfileView, senders.Invite, senders.Message},
+			Sections: []string{Kind},
+			Check: func(set senders.Settings) error {
+				s, err := senders.Section[Settings](set, Kind)
+				if err != nil {
+					return err
+				}
+				if len(s.Prefix) > 10 {
+					return fmt.Errorf("printer.prefix is at most 10 characters")
+				}
+				return nil
+			}},
+		New: func(env senders.Env) senders.Transport { return printer },
+	})
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -103,7 +140,7 @@ workspaces:
     members: [{email: owner@printer.test, role: owner}]
     clients: [Initech]
     senders:
-      - {name: pat, channel: linkedin, client: Initech, schedule: {mon-sun: ["00:00-24:00"]}}
+      - {name: pat, channel: linkedin, client: Initech, schedule: {mon-sun: ["00:00-24:00"]}, transport: printer, printer: {prefix: "> "}}
     sequences:
       - name: Hello
         client: Initech
@@ -122,8 +159,9 @@ func run(ctx context.Context, dsn string, clock apikit.Clock, tr *Printer, ticks
 	}
 	defer d.Close()
 	pl := platform.New(platform.Config{DB: d, Clock: clock})
-	// The program's transport serves the sandbox kind.
-	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: tr})
+	// The plug-in's transport is built with the others.
+	printer = tr
+	pl.UseTransports(pl.Transports(platform.Outside{Seed: 1}))
 
 	f, err := setup.Decode(strings.NewReader(setupFile))
 	if err != nil {

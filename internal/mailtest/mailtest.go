@@ -103,19 +103,6 @@ func Mailbox(t testing.TB) Box {
 	return b
 }
 
-// IMAP is the settings a sender reads this mailbox with: no TLS (the
-// server is on loopback), the password in the variable passwordEnv.
-func (b Box) IMAP(passwordEnv string) *senders.MailServer {
-	return &senders.MailServer{Host: b.Servers.IMAP.Host, Port: b.Servers.IMAP.Port, Security: "none", Username: b.Address,
-		PasswordEnv: passwordEnv, Inbox: "INBOX", Sent: "Sent"}
-}
-
-// SMTP is the settings a sender sends from this mailbox with.
-func (b Box) SMTP(passwordEnv string) *senders.MailServer {
-	return &senders.MailServer{Host: b.Servers.SMTP.Host, Port: b.Servers.SMTP.Port, Security: "none", Username: b.Address,
-		PasswordEnv: passwordEnv}
-}
-
 // Deliver sends raw from from to the recipients over the test servers'
 // submission port (signed in as from, or as a test address for a from
 // outside the test domains) and waits until the box holds want messages

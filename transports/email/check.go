@@ -31,7 +31,7 @@ func (t *Transport) Check(ctx context.Context, s *senders.Sender) []senders.Chec
 	}
 	b := &box{}
 	defer b.close()
-	if m := s.Settings.SMTP; m != nil {
+	if m := smtpOf(s); m != nil {
 		err := t.smtpConn(ctx, b, s)
 		step := "smtp " + addr(m)
 		if te, ok := senders.AsTransportError(err); ok && te.Code == CodeAuthFailed {
@@ -41,7 +41,7 @@ func (t *Transport) Check(ctx context.Context, s *senders.Sender) []senders.Chec
 			add(step+" AUTH as "+m.Username, nil, "signed in")
 		}
 	}
-	if m := s.Settings.IMAP; m != nil {
+	if m := imapOf(s); m != nil {
 		c, err := dialIMAP(ctx, t.cfg.Credentials, t.cfg.Logger, s, nil)
 		if !add("imap "+addr(m)+" login as "+m.Username, err, "signed in ("+security(m)+")") {
 			return out
@@ -70,7 +70,7 @@ func (t *Transport) Check(ctx context.Context, s *senders.Sender) []senders.Chec
 	return out
 }
 
-func security(m *senders.MailServer) string {
+func security(m *Server) string {
 	switch m.Security {
 	case "tls":
 		return "TLS"

@@ -40,7 +40,7 @@ type login struct {
 }
 
 // loginOf reads the secret m names for sender s.
-func loginOf(ctx context.Context, creds senders.Credentials, s *senders.Sender, m *senders.MailServer, which string) (login, error) {
+func loginOf(ctx context.Context, creds senders.Credentials, s *senders.Sender, m *Server, which string) (login, error) {
 	name, oauth := m.PasswordEnv, false
 	if m.Auth == "xoauth2" {
 		name, oauth = m.TokenEnv, true
@@ -58,7 +58,7 @@ func loginOf(ctx context.Context, creds senders.Credentials, s *senders.Sender, 
 
 // tlsConfig is how m's certificate is verified: against the system's
 // roots, or the private CA in ca_file. It is always verified.
-func tlsConfig(m *senders.MailServer) (*tls.Config, error) {
+func tlsConfig(m *Server) (*tls.Config, error) {
 	cfg := &tls.Config{ServerName: m.Host, MinVersion: tls.VersionTLS12}
 	if m.CAFile == "" {
 		return cfg, nil
@@ -87,24 +87,24 @@ func isLocal(host string) bool {
 
 // warnInsecure logs, once per connection, that m is used without TLS on
 // another host.
-func warnInsecure(log *slog.Logger, s *senders.Sender, m *senders.MailServer, which string) {
+func warnInsecure(log *slog.Logger, s *senders.Sender, m *Server, which string) {
 	if m.Security == "none" && !isLocal(m.Host) {
 		log.Warn("email: "+which+" without TLS to another host: the password and the mail cross the network in the clear",
 			"sender", s.Name, "host", m.Host)
 	}
 }
 
-func addr(m *senders.MailServer) string { return net.JoinHostPort(m.Host, strconv.Itoa(m.Port)) }
+func addr(m *Server) string { return net.JoinHostPort(m.Host, strconv.Itoa(m.Port)) }
 
 // connectionFailed is a sender-level error for a server that could not be
 // reached or spoke no TLS.
-func connectionFailed(which string, m *senders.MailServer, err error) error {
+func connectionFailed(which string, m *Server, err error) error {
 	return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
 		Message: fmt.Sprintf("%s %s: %v. Check the host, port and security (tls, starttls or none) in the sender's %s settings.", which, addr(m), err, which)}
 }
 
 // authFailed is a sender-level error for credentials a server refused.
-func authFailed(which string, m *senders.MailServer, err error) error {
+func authFailed(which string, m *Server, err error) error {
 	name := m.PasswordEnv
 	if m.Auth == "xoauth2" {
 		name = m.TokenEnv
@@ -117,7 +117,7 @@ func authFailed(which string, m *senders.MailServer, err error) error {
 // sender-level *senders.TransportError: connection_failed, auth_failed or
 // credentials_missing.
 func dialIMAP(ctx context.Context, creds senders.Credentials, log *slog.Logger, s *senders.Sender, opts *imapclient.Options) (*imapclient.Client, error) {
-	m := s.Settings.IMAP
+	m := imapOf(s)
 	if m == nil {
 		return nil, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
 			Message: "the sender has no imap settings"}

@@ -154,7 +154,7 @@ func NewDomainChecker(cfg DomainConfig) *DomainChecker {
 // SMTP host it is checked for; ok is false for a sender that sends no
 // email over SMTP.
 func domainOf(s *senders.Sender) (domain, selector, host string, ok bool) {
-	if s.Transport != senders.TransportSMTP || s.Address == nil {
+	if s.Transport != Name || s.Address == nil {
 		return "", "", "", false
 	}
 	at := strings.LastIndexByte(*s.Address, '@')
@@ -162,7 +162,7 @@ func domainOf(s *senders.Sender) (domain, selector, host string, ok bool) {
 	if at < 0 || domain == "" {
 		return "", "", "", false
 	}
-	if m := s.Settings.SMTP; m != nil {
+	if m := smtpOf(s); m != nil {
 		selector, host = strings.ToLower(m.DKIMSelector), m.Host
 	}
 	return domain, selector, host, true

@@ -17,8 +17,8 @@ import (
 
 // domainSender is an smtp sender of address sending through host.
 func domainSender(address, host, selector string) *senders.Sender {
-	return &senders.Sender{ID: apikit.NewID(), Name: "mail", Channel: senders.Email, Address: &address, Transport: senders.TransportSMTP,
-		Settings: senders.Settings{SMTP: &senders.MailServer{Host: host, Port: 587, Security: "starttls", Username: address, PasswordEnv: "UNUSED", DKIMSelector: selector}}}
+	return &senders.Sender{ID: apikit.NewID(), Name: "mail", Channel: senders.Email, Address: &address, Transport: email.Name,
+		Settings: email.Settings(&email.Server{Host: host, Port: 587, Security: "starttls", Username: address, PasswordEnv: "UNUSED", DKIMSelector: selector}, nil)}
 }
 
 // zones serves a good domain and broken ones on a DNS server of the
@@ -140,7 +140,7 @@ func TestDomainCheckOnlySMTPSenders(t *testing.T) {
 	s.Transport = senders.TransportSandbox
 	_, ok := dc.Check(context.Background(), s)
 	is.True(!ok)
-	_, ok = dc.Check(context.Background(), &senders.Sender{Channel: senders.LinkedIn, Transport: senders.TransportUnipile})
+	_, ok = dc.Check(context.Background(), &senders.Sender{Channel: senders.LinkedIn, Transport: "unipile"})
 	is.True(!ok)
 	is.Equal(srv.Queries(), 0)
 }

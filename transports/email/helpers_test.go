@@ -7,13 +7,14 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/internal/mailtest"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/workspace"
 )
 
 // newSender stores an smtp sender whose mailbox is on imap, in a new
 // workspace.
-func newSender(t testing.TB, d *db.DB, clock apikit.Clock, address string, imap *senders.MailServer) *senders.Sender {
+func newSender(t testing.TB, d *db.DB, clock apikit.Clock, address string, imap *Server) *senders.Sender {
 	t.Helper()
 	ctx := context.Background()
 	w, _, _, err := workspace.NewService(d, clock).ApplyWorkspace(ctx, workspace.WorkspaceSpec{Name: "acme", Timezone: "UTC",
@@ -23,9 +24,9 @@ func newSender(t testing.TB, d *db.DB, clock apikit.Clock, address string, imap 
 	}
 	now := clock.Now()
 	s := &senders.Sender{ID: apikit.NewID(), WorkspaceID: w.ID, Name: "mailbox", Channel: senders.Email, Address: &address,
-		Timezone: "UTC", Transport: senders.TransportSMTP, Status: senders.Active, Schedule: senders.DefaultSchedule(),
+		Timezone: "UTC", Transport: Name, Status: senders.Active, Schedule: senders.DefaultSchedule(),
 		Caps: senders.Caps{"email": 30}, Health: senders.Healthy, CreatedAt: now, UpdatedAt: now,
-		Settings: senders.Settings{IMAP: imap, SMTP: &senders.MailServer{Host: "127.0.0.1", Port: 587, Security: "none", Username: address, PasswordEnv: "UNUSED"}}}
+		Settings: Settings(&Server{Host: "127.0.0.1", Port: 587, Security: "none", Username: address, PasswordEnv: "UNUSED"}, imap)}
 	if err := senders.NewBunStore(d).Save(ctx, s, true); err != nil {
 		t.Fatal(err)
 	}
@@ -33,3 +34,18 @@ func newSender(t testing.TB, d *db.DB, clock apikit.Clock, address string, imap 
 }
 
 var t0 = time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+
+// boxIMAP is the settings a sender reads mailbox b with: no TLS (the
+// server is on loopback), the password in the variable passwordEnv.
+func boxIMAP(b mailtest.Box, passwordEnv string) *Server {
+	return &Server{Host: b.Servers.IMAP.Host, Port: b.Servers.IMAP.Port, Security: "none", Username: b.Address,
+		PasswordEnv: passwordEnv, Inbox: "INBOX", Sent: "Sent"}
+}
+
+// boxSMTP is the settings a sender sends from mailbox b with.
+func boxSMTP(b mailtest.Box, passwordEnv string) *Server {
+	return &Server{Host: b.Servers.SMTP.Host, Port: b.Servers.SMTP.Port, Security: "none", Username: b.Address, PasswordEnv: passwordEnv}
+}
+
+// BoxIMAP and BoxSMTP serve the package's external tests.
+var BoxIMAP, BoxSMTP = boxIMAP, boxSMTP

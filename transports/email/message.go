@@ -57,8 +57,8 @@ func (t *Transport) compose(req senders.Request, at time.Time) (*letter, error) 
 	}
 	m := mail.NewMsg(mail.WithNoDefaultUserAgent())
 	name := ""
-	if s.Settings.SMTP != nil {
-		name = s.Settings.SMTP.DisplayName
+	if smtpOf(s) != nil {
+		name = smtpOf(s).DisplayName
 	}
 	if err := m.FromFormat(name, from); err != nil {
 		return nil, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,

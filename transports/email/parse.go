@@ -18,7 +18,6 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
 
-	"github.com/leadline/leadline/inbox"
 	"github.com/leadline/leadline/senders"
 )
 
@@ -41,7 +40,7 @@ type Parsed struct {
 	// part as text, in UTF-8.
 	Text string
 	// Headers are the headers that say a machine wrote the message
-	// (inbox.AutoReplyHeaders: Auto-Submitted, X-Autoreply, Precedence, …).
+	// (senders.AutoReplyHeaders: Auto-Submitted, X-Autoreply, Precedence, …).
 	Headers map[string]string
 	// AutoReply: those headers say a machine answered (RFC 3834).
 	AutoReply bool
@@ -110,7 +109,7 @@ func Parse(raw []byte) (Parsed, error) {
 	if d, err := h.Date(); err == nil {
 		p.Date = d.UTC()
 	}
-	for _, k := range inbox.AutoReplyHeaders {
+	for _, k := range senders.AutoReplyHeaders {
 		if v := strings.TrimSpace(h.Get(k)); v != "" {
 			if p.Headers == nil {
 				p.Headers = map[string]string{}
@@ -118,7 +117,7 @@ func Parse(raw []byte) (Parsed, error) {
 			p.Headers[k] = v
 		}
 	}
-	p.AutoReply = inbox.MachineHeaders(p.Headers)
+	p.AutoReply = senders.MachineHeaders(p.Headers)
 
 	mt, params, _ := e.Header.ContentType()
 	if mt == "multipart/report" && strings.EqualFold(params["report-type"], "delivery-status") {

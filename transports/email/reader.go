@@ -33,7 +33,7 @@ const SourceIMAP = "imap"
 // in the transaction that queues what was read.
 type Reader struct {
 	// Senders lists the senders to read (senders.Service.ByTransport
-	// with senders.TransportSMTP).
+	// with Name).
 	Senders func(ctx context.Context) ([]*senders.Sender, error)
 	Sink    senders.InboundSink
 	States  *States
@@ -100,7 +100,7 @@ func (r *Reader) Poll(ctx context.Context) error {
 	}
 	var errs []error
 	for _, s := range list {
-		if s.Settings.IMAP == nil {
+		if imapOf(s) == nil {
 			continue
 		}
 		if _, err := r.Once(ctx, s); err != nil && !errors.Is(err, ErrLeaseHeld) {
@@ -133,7 +133,7 @@ func (r *Reader) Run(ctx context.Context) error {
 		} else {
 			seen := map[string]bool{}
 			for _, s := range list {
-				if s.Settings.IMAP == nil {
+				if imapOf(s) == nil {
 					continue
 				}
 				seen[s.ID] = true
@@ -244,7 +244,7 @@ func (r *Reader) open(ctx context.Context, s *senders.Sender) (*mailboxConn, err
 	} else if !ok {
 		return nil, ErrLeaseHeld
 	}
-	x := &mailboxConn{r: r, s: s, folder: s.Settings.IMAP.Inbox, news: make(chan struct{}, 1)}
+	x := &mailboxConn{r: r, s: s, folder: imapOf(s).Inbox, news: make(chan struct{}, 1)}
 	if x.folder == "" {
 		x.folder = "INBOX"
 	}
@@ -265,7 +265,7 @@ func (r *Reader) open(ctx context.Context, s *senders.Sender) (*mailboxConn, err
 	}
 	if x.sel, err = x.c.Select(x.folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		x.close()
-		return nil, fmt.Errorf("imap: open folder %q of %s: %w", x.folder, s.Settings.IMAP.Username, err)
+		return nil, fmt.Errorf("imap: open folder %q of %s: %w", x.folder, imapOf(s).Username, err)
 	}
 	return x, nil
 }

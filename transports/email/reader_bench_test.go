@@ -18,7 +18,7 @@ import (
 func BenchmarkReadFromDovecot(b *testing.B) {
 	box := mailtest.Mailbox(b)
 	d := dbtest.Open(b, db.SQLite)
-	s := newSender(b, d, apikit.SystemClock{}, box.Address, box.IMAP("PW"))
+	s := newSender(b, d, apikit.SystemClock{}, box.Address, boxIMAP(box, "PW"))
 	raws := make([][]byte, b.N)
 	for i := range raws {
 		raws[i] = rawMail(fmt.Sprintf("lead%d@example.test", i), box.Address, fmt.Sprintf("r%d@example.test", i),

@@ -103,7 +103,7 @@ func TestReaderRealServers(t *testing.T) {
 	ctx := context.Background()
 	box, lead := mailtest.Mailbox(t), mailtest.Mailbox(t)
 	d := dbtest.Open(t, db.SQLite)
-	s := newSender(t, d, apikit.SystemClock{}, box.Address, box.IMAP("LEADLINE_IMAP_PASSWORD"))
+	s := newSender(t, d, apikit.SystemClock{}, box.Address, boxIMAP(box, "LEADLINE_IMAP_PASSWORD"))
 	creds := mailtest.Secrets{"LEADLINE_IMAP_PASSWORD": box.Password}
 
 	// A reply, a bounce (Postfix's own, for mail to bounce.test), an
@@ -184,7 +184,7 @@ func TestReaderFollowsRealServer(t *testing.T) {
 	is := is.New(t)
 	box, lead := mailtest.Mailbox(t), mailtest.Mailbox(t)
 	d := dbtest.Open(t, db.SQLite)
-	s := newSender(t, d, apikit.SystemClock{}, box.Address, box.IMAP("PW"))
+	s := newSender(t, d, apikit.SystemClock{}, box.Address, boxIMAP(box, "PW"))
 	sink := &recorder{}
 	r := testReader(d, s, sink, mailtest.Secrets{"PW": box.Password})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -203,7 +203,7 @@ func TestReaderFollowsRealServer(t *testing.T) {
 func faultInbox(t *testing.T, password string) (*db.DB, *mailtest.IMAP, *senders.Sender) {
 	d := dbtest.Open(t, db.SQLite)
 	srv := mailtest.NewIMAP(t, "anna@leadline.test", password)
-	return d, srv, newSender(t, d, apikit.SystemClock{}, srv.Username, &senders.MailServer{Host: srv.Host, Port: srv.Port, Security: "none",
+	return d, srv, newSender(t, d, apikit.SystemClock{}, srv.Username, &Server{Host: srv.Host, Port: srv.Port, Security: "none",
 		Username: srv.Username, PasswordEnv: "PW", Inbox: "INBOX"})
 }
 
@@ -230,7 +230,7 @@ func TestReaderServerDown(t *testing.T) {
 	is := is.New(t)
 	d := dbtest.Open(t, db.SQLite)
 	down := mailtest.Down(t)
-	s := newSender(t, d, apikit.SystemClock{}, "anna@leadline.test", &senders.MailServer{Host: down.Host, Port: down.Port,
+	s := newSender(t, d, apikit.SystemClock{}, "anna@leadline.test", &Server{Host: down.Host, Port: down.Port,
 		Security: "none", Username: "anna@leadline.test", PasswordEnv: "PW"})
 	_, err := testReader(d, s, &recorder{}, mailtest.Secrets{"PW": "x"}).Once(context.Background(), s)
 	te, ok := senders.AsTransportError(err)

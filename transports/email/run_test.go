@@ -20,6 +20,7 @@ import (
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/setup"
+	"github.com/leadline/leadline/transports/email"
 )
 
 // TestWholeRunOnRealServers is a sequence of email, wait and email run
@@ -35,7 +36,7 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		pl := platform.New(platform.Config{DB: d, Clock: clock, SecretKey: secret.TestKey()})
 		creds := mailtest.Secrets{"MAIL_PW": mailtest.Password}
 		pl.UseTransports(pl.Transports(platform.Outside{PublicURL: "https://leadline.example.test", Credentials: creds, Seed: 1}))
-		smtpSet, imapSet := box.SMTP("MAIL_PW"), box.IMAP("MAIL_PW")
+		smtpSet, imapSet := email.BoxSMTP(box, "MAIL_PW"), email.BoxIMAP(box, "MAIL_PW")
 		f, err := setup.Decode(strings.NewReader(fmt.Sprintf(`workspaces:
   - name: acme
     timezone: UTC
@@ -110,7 +111,7 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		box.Deliver(t, ann.Address, []string{box.Address}, []byte(reply), 2)
 		s, err := pl.Senders.ByName(ctx, w.ID, "mail")
 		is.NoErr(err)
-		n, err := pl.MailReader(creds).Once(ctx, s)
+		n, err := pl.Readers(creds)[0].(*email.Reader).Once(ctx, s)
 		is.NoErr(err)
 		is.Equal(n, 2) // the bounce and the reply
 		clock.Advance(time.Minute)
@@ -153,7 +154,7 @@ func TestWholeRunOnRealServers(t *testing.T) {
 		// queues nothing new.
 		clock.Advance(3 * 24 * time.Hour)
 		tick()
-		n, err = pl.MailReader(creds).Once(ctx, s)
+		n, err = pl.Readers(creds)[0].(*email.Reader).Once(ctx, s)
 		is.NoErr(err)
 		is.Equal(n, 0)
 		tick()

@@ -19,7 +19,7 @@ func (t *Transport) smtpConn(ctx context.Context, b *box, s *senders.Sender) err
 	if b.smtp != nil {
 		return nil
 	}
-	m := s.Settings.SMTP
+	m := smtpOf(s)
 	if m == nil {
 		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
 			Message: "the sender has no smtp settings"}
@@ -117,7 +117,7 @@ func (t *Transport) send(ctx context.Context, b *box, s *senders.Sender, l *lett
 			if try == 0 && ctx.Err() == nil {
 				continue
 			}
-			return connectionFailed("smtp", s.Settings.SMTP, se)
+			return connectionFailed("smtp", smtpOf(s), se)
 		}
 		if se.ErrorCode() == 0 {
 			// Cut during or after DATA: the server may have the message.
@@ -154,7 +154,7 @@ func refused(s *senders.Sender, se *mail.SendError) error {
 	case code >= 400 && code < 500:
 		return &senders.TransportError{Kind: senders.Transient, Code: "smtp_deferred", Message: msg}
 	case code == 535 || code == 530 || code == 534:
-		return authFailed("smtp", s.Settings.SMTP, se)
+		return authFailed("smtp", smtpOf(s), se)
 	case se.Reason == mail.ErrSMTPRcptTo:
 		return &senders.TransportError{Kind: senders.Permanent, Code: senders.CodeBounced, Message: msg}
 	case se.Reason == mail.ErrSMTPMailFrom:

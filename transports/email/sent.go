@@ -25,7 +25,7 @@ const capGmail imap.Cap = "X-GM-EXT-1"
 const DefaultSent = "Sent"
 
 func sentFolder(s *senders.Sender) string {
-	if m := s.Settings.IMAP; m != nil && m.Sent != "" {
+	if m := imapOf(s); m != nil && m.Sent != "" {
 		return m.Sent
 	}
 	return DefaultSent

@@ -19,11 +19,19 @@ import (
 // the test CA, as a real mailbox does.
 func mailSender(box mailtest.Box) *senders.Sender {
 	addr := box.Address
-	smtp, imap := box.SMTP("MAIL_PW"), box.IMAP("MAIL_PW")
+	smtp, imap := email.BoxSMTP(box, "MAIL_PW"), email.BoxIMAP(box, "MAIL_PW")
 	smtp.Security, smtp.CAFile, smtp.DisplayName = "starttls", box.Servers.CAFile, "Dana Whitfield"
 	imap.Security, imap.CAFile = "starttls", box.Servers.CAFile
 	return &senders.Sender{ID: "s-" + addr, WorkspaceID: "ws-1", Name: "globex-mail", Channel: senders.Email, Address: &addr,
-		Transport: senders.TransportSMTP, Settings: senders.Settings{SMTP: smtp, IMAP: imap}}
+		Transport: email.Name, Settings: email.Settings(smtp, imap)}
+}
+
+// change changes s's servers with f.
+func change(s *senders.Sender, f func(smtp, imap *email.Server)) {
+	smtp, _ := senders.Section[email.Server](s.Settings, "smtp")
+	imap, _ := senders.Section[email.Server](s.Settings, "imap")
+	f(smtp, imap)
+	s.Settings = email.Settings(smtp, imap)
 }
 
 var creds = mailtest.Secrets{"MAIL_PW": mailtest.Password}
@@ -97,7 +105,7 @@ func TestSMTPFaults(t *testing.T) {
 		box := mailtest.Mailbox(t)
 		srv := mailtest.NewSMTP(t, box.Address, mailtest.Password, fault)
 		s := mailSender(box)
-		s.Settings.SMTP = &senders.MailServer{Host: srv.Host, Port: srv.Port, Security: "none", Username: box.Address, PasswordEnv: "MAIL_PW"}
+		s.Settings = s.Settings.With("smtp", &email.Server{Host: srv.Host, Port: srv.Port, Security: "none", Username: box.Address, PasswordEnv: "MAIL_PW"})
 		tr := email.New(email.Config{Credentials: creds})
 		t.Cleanup(tr.Close)
 		req := senders.Request{Key: "k-1", Sender: s, Action: senders.SendEmail, Lead: senders.Recipient{LeadID: "l", Email: "ann@example.test"},
@@ -188,7 +196,9 @@ func TestSenderLevelFailures(t *testing.T) {
 	t.Run("credentials missing", func(t *testing.T) {
 		is := is.New(t)
 		s := mailSender(box)
-		s.Settings.IMAP.PasswordEnv, s.Settings.SMTP.PasswordEnv = "LEADLINE_TEST_UNSET_PW", "LEADLINE_TEST_UNSET_PW"
+		change(s, func(smtp, imap *email.Server) {
+			imap.PasswordEnv, smtp.PasswordEnv = "LEADLINE_TEST_UNSET_PW", "LEADLINE_TEST_UNSET_PW"
+		})
 		te := try(t, mailtest.Secrets{}, s)
 		is.Equal(te.Code, senders.SignalCredentialsMissing)
 		is.True(strings.Contains(te.Message, "set LEADLINE_TEST_UNSET_PW in the server's environment and restart"))
@@ -197,7 +207,7 @@ func TestSenderLevelFailures(t *testing.T) {
 		is := is.New(t)
 		s := mailSender(box)
 		down := mailtest.Down(t)
-		s.Settings.IMAP.Port = down.Port
+		change(s, func(_, imap *email.Server) { imap.Port = down.Port })
 		te := try(t, creds, s)
 		is.Equal(te.Code, senders.SignalConnectionFailed)
 		is.Equal(te.Kind, senders.SenderLevel)

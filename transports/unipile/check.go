@@ -23,7 +23,7 @@ const StatusRunning = "running"
 // its settings, the API key in its variable, the account at Unipile, and
 // the account's status, with what to fix.
 func (t *Transport) Check(ctx context.Context, s *senders.Sender) []senders.CheckStep {
-	u := s.Settings.Unipile
+	u := accountOf(s)
 	if u == nil || u.AccountID == "" || u.APIKeyEnv == "" {
 		return []senders.CheckStep{{What: "unipile settings",
 			Detail: "account_id and api_key_env are required; add them under the sender's unipile settings and apply the setup file"}}
@@ -54,7 +54,7 @@ func (t *Transport) Check(ctx context.Context, s *senders.Sender) []senders.Chec
 
 // Probe reads the account's status at Unipile: nil when it is running.
 func (t *Transport) Probe(ctx context.Context, s *senders.Sender) error {
-	if s.Settings.Unipile == nil {
+	if accountOf(s) == nil {
 		return noSettings(s)
 	}
 	info, err := t.account(ctx, s)
@@ -95,7 +95,7 @@ func accountProblem(s *senders.Sender, err error) string {
 	case !ok:
 		return "Unipile did not answer: " + err.Error() + "; check base_url and the network"
 	case te.Code == CodeAccountNotFound:
-		return fmt.Sprintf("Unipile has no account %s under this API key: check account_id (acc_…) in Unipile's v2 dashboard", s.Settings.Unipile.AccountID)
+		return fmt.Sprintf("Unipile has no account %s under this API key: check account_id (acc_…) in Unipile's v2 dashboard", accountOf(s).AccountID)
 	}
 	return te.Message
 }

@@ -121,7 +121,7 @@ func answerError(s *senders.Sender, resp *http.Response, data []byte, now time.T
 	if p.Type != "" {
 		said += " (" + p.Type + ")"
 	}
-	u := s.Settings.Unipile
+	u := accountOf(s)
 	r := row(resp.StatusCode, p.Type)
 	switch r.Who {
 	case ForUnknown:

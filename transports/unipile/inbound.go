@@ -120,7 +120,7 @@ const maxID = 200
 // ErrInvalidEvent is an event whose values no lead or message can hold:
 // an id over maxID characters or with a control character, text with a
 // NUL or invalid UTF-8.
-var ErrInvalidEvent = errors.New("unipile: the event holds a value leadline cannot keep")
+var ErrInvalidEvent = fmt.Errorf("unipile: the event holds a value leadline cannot keep: %w", senders.ErrInvalidReport)
 
 // ParseWebhook reads a webhook's body: the account it is about and what
 // it reports, without the sender (the caller knows it from the account).
@@ -267,7 +267,7 @@ func (t *Transport) Inbound(ctx context.Context, until time.Time) ([]senders.Inb
 			a.status = status
 		}
 		t.mu.Unlock()
-		acc := s.Settings.Unipile.AccountID
+		acc := accountOf(&s).AccountID
 		for i := range got {
 			got[i].SenderID = s.ID
 			if t.cfg.Sink == nil {
@@ -288,7 +288,7 @@ func isSignal(in senders.Inbound) bool { return in.Kind == senders.InboundSignal
 
 // poll reads one sender's news between since and until.
 func (t *Transport) poll(ctx context.Context, s *senders.Sender, since, until time.Time) ([]senders.Inbound, string, error) {
-	if s.Settings.Unipile == nil {
+	if accountOf(s) == nil {
 		return nil, "", nil
 	}
 	info, err := t.account(ctx, s)
@@ -489,7 +489,7 @@ func (t *Transport) activeChats(ctx context.Context, s *senders.Sender, since ti
 // account reads the account's status.
 func (t *Transport) account(ctx context.Context, s *senders.Sender) (accountInfo, error) {
 	var info accountInfo
-	err := t.call(ctx, s, http.MethodGet, "/accounts/"+url.PathEscape(s.Settings.Unipile.AccountID), nil, nil, &info)
+	err := t.call(ctx, s, http.MethodGet, "/accounts/"+url.PathEscape(accountOf(s).AccountID), nil, nil, &info)
 	return info, err
 }
 

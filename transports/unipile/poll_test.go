@@ -37,8 +37,8 @@ func TestPollingComparesPendingInvitations(t *testing.T) {
 	fake.AddMember(ann)
 	fake.AddMember(bo)
 	fake.RelationTimes(false)
-	s := &senders.Sender{ID: "snd-ann", WorkspaceID: "ws-1", Name: "max-li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
-		Settings: senders.Settings{Unipile: &senders.Unipile{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: fake.URL}}}
+	s := &senders.Sender{ID: "snd-ann", WorkspaceID: "ws-1", Name: "max-li", Channel: senders.LinkedIn, Transport: unipile.Name,
+		Settings: (&unipile.Account{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: fake.URL}).Settings()}
 	var ours pendingOf
 	tr := unipile.New(unipile.Config{Credentials: creds{"UNIPILE_API_KEY": apiKey}, Clock: clock, Logger: slog.New(slog.DiscardHandler),
 		HTTPClient: fake.Client(), Invitations: &ours})

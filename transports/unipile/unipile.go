@@ -499,7 +499,7 @@ func splitMessageID(id string) (chatID, msgID string) {
 // accountPath is the path of a method called on behalf of s's account.
 func accountPath(s *senders.Sender, parts ...string) string {
 	acc := ""
-	if u := s.Settings.Unipile; u != nil {
+	if u := accountOf(s); u != nil {
 		acc = u.AccountID
 	}
 	return "/" + escapeJoin(append([]string{acc}, parts...))
@@ -516,7 +516,7 @@ func escapeJoin(parts []string) string {
 // A refusal is a *senders.TransportError; an answer that never came or a
 // server error is a plain error (the outcome is unknown).
 func (t *Transport) call(ctx context.Context, s *senders.Sender, method, path string, q url.Values, body, out any) error {
-	u := s.Settings.Unipile
+	u := accountOf(s)
 	if u == nil {
 		return noSettings(s)
 	}

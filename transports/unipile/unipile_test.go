@@ -41,8 +41,8 @@ func setup(t *testing.T, withSink bool) *bundle {
 		cfg.Sink = b.sink
 	}
 	b.tr = unipile.New(cfg)
-	b.sender = &senders.Sender{ID: "snd-ann", WorkspaceID: "ws-1", Name: "max-li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile,
-		Settings: senders.Settings{Unipile: &senders.Unipile{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: f.srv.URL + "/v2"}}}
+	b.sender = &senders.Sender{ID: "snd-ann", WorkspaceID: "ws-1", Name: "max-li", Channel: senders.LinkedIn, Transport: unipile.Name,
+		Settings: (&unipile.Account{AccountID: "acc_ann", APIKeyEnv: "UNIPILE_API_KEY", BaseURL: f.srv.URL + "/v2"}).Settings()}
 	return b
 }
 
@@ -238,7 +238,7 @@ func TestErrors(t *testing.T) {
 			is := is.New(t)
 			b := setup(t, false)
 			if c.keyEnv != "" {
-				b.sender.Settings.Unipile.APIKeyEnv = c.keyEnv
+				b.sender.Settings = (&unipile.Account{AccountID: "acc_ann", APIKeyEnv: c.keyEnv, BaseURL: b.fake.srv.URL + "/v2"}).Settings()
 			}
 			if c.answer.status != 0 {
 				b.fake.script("POST /v2/acc_ann/users/me/follow/"+annID, c.answer)
@@ -630,7 +630,7 @@ func TestCheckAndProbe(t *testing.T) {
 			is := is.New(t)
 			b := setup(t, false)
 			if c.keyEnv != "" {
-				b.sender.Settings.Unipile.APIKeyEnv = c.keyEnv
+				b.sender.Settings = (&unipile.Account{AccountID: "acc_ann", APIKeyEnv: c.keyEnv, BaseURL: b.fake.srv.URL + "/v2"}).Settings()
 			}
 			// Each answer twice: once for Check, once for Probe.
 			for _, a := range c.answers {
@@ -659,7 +659,7 @@ func TestCheckAndProbe(t *testing.T) {
 	// Without settings, the first step says what to add.
 	is := is.New(t)
 	b := setup(t, false)
-	b.sender.Settings.Unipile = nil
+	b.sender.Settings = senders.Settings{}
 	steps := b.tr.Check(ctx, b.sender)
 	is.Equal(len(steps), 1)
 	is.True(!steps[0].OK)
