@@ -43,7 +43,7 @@ func BenchmarkRunnerStep(b *testing.B) {
 }
 
 func benchRunner(b *testing.B, d *db.DB) {
-	e := newEngine(b, d, "")
+	e := newEngine(b, d, "", "Spread")
 	e.activate("Spread")
 	ids := make([]string, 0, b.N)
 	for i := range b.N {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,13 +88,38 @@ const engineSetup = `workspaces:
           - {id: visit, type: profile_view}
 `
 
-func newEngine(t testing.TB, d *db.DB, extra string) *rig {
+// newEngine sets up the engine's world on d: the workspace, its clients
+// and blacklist, and of engineSetup's senders and sequences only those
+// named in only (all when none is) with the senders their sequences use,
+// plus the sequences of extra (the test's own, kept whole).
+func newEngine(t testing.TB, d *db.DB, extra string, only ...string) *rig {
 	t.Helper()
 	ctx := context.Background()
 	clock := apikit.NewFakeClock(monday)
 	f, err := setup.Decode(strings.NewReader(engineSetup + extra))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(only) > 0 {
+		base, err := setup.Decode(strings.NewReader(engineSetup))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, ours := &f.Workspaces[0], map[string]bool{}
+		for _, q := range base.Workspaces[0].Sequences {
+			ours[q.Name] = true
+		}
+		keep := map[string]bool{}
+		for _, name := range only {
+			keep[name] = true
+		}
+		w.Sequences = slices.DeleteFunc(w.Sequences, func(q sequences.Spec) bool { return ours[q.Name] && !keep[q.Name] })
+		for _, q := range w.Sequences {
+			for _, s := range q.Senders {
+				keep[s] = true
+			}
+		}
+		w.Senders = slices.DeleteFunc(w.Senders, func(s senders.Spec) bool { return !keep[s.Name] })
 	}
 	if _, err := setup.Apply(ctx, d, clock, secret.TestKey(), f); err != nil {
 		t.Fatal(err)

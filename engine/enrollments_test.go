@@ -21,7 +21,7 @@ func TestPreviewReasonsAndCommitRechecks(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Plain", "anna", "mail")
 		ok1, ok2 := e.lead("Ann Lee", nil), e.lead("Bo Chen", nil)
 		initech := e.lead("Ida Initech", map[string]any{"client_id": e.ids["Initech"]})
 		dnc := e.lead("Dan Nope", nil)
@@ -80,7 +80,7 @@ func TestAssignmentsSpreadByCapacityAndKeepTheSender(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Plain", "Spread", "anna", "ben")
 		var ids []string
 		for i := range 12 {
 			ids = append(ids, e.lead("Lead "+string(rune('A'+i)), nil))
@@ -109,7 +109,7 @@ func TestEnrollmentTransitions(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs")
 		ann := e.lead("Ann Lee", nil)
 		id := e.enrol("Berlin CTOs", ann).EnrollmentIDs[0]
 		conflict := func(_ *enrollments.Enrollment, err error) {

@@ -55,7 +55,7 @@ func TestRepliesLandInThreads(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, mailSequences)
+		e := newEngine(t, d, mailSequences, "mail")
 		e.activate("Mail only")
 		ann := e.lead("Ann Lee", nil)
 		e.enrol("Mail only", ann)
@@ -127,7 +127,7 @@ func TestReplyStopsTheLeadInEverySequence(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, mailSequences)
+		e := newEngine(t, d, mailSequences, "Berlin CTOs", "mail")
 		e.activate("Mail only")
 		e.activate("Berlin CTOs")
 		bea := e.lead("Bea Ruiz", nil)
@@ -167,7 +167,7 @@ func TestOutOfOfficeWaitsForTheReturnDate(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, mailSequences)
+		e := newEngine(t, d, mailSequences, "mail")
 		e.activate("Mail only")
 		cy, dan := e.lead("Cy Young", nil), e.lead("Dan Ito", nil)
 		e.enrol("Mail only", cy, dan)
@@ -207,7 +207,7 @@ func TestOneBatchKeepsEachLeadsOrder(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, mailSequences)
+		e := newEngine(t, d, mailSequences, "mail")
 		e.activate("Mail only")
 		eve, fay := e.lead("Eve Ng", nil), e.lead("Fay Wu", nil)
 		e.enrol("Mail only", eve, fay)
@@ -239,7 +239,7 @@ func TestOneBatchKeepsEachLeadsOrder(t *testing.T) {
 func TestAwayPersonsReplyStops(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, mailSequences)
+		e := newEngine(t, d, mailSequences, "mail")
 		e.activate("Mail only")
 		eli, fin := e.lead("Eli Stone", nil), e.lead("Fin Moss", nil)
 		e.enrol("Mail only", eli, fin)

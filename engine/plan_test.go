@@ -32,7 +32,7 @@ import (
 // and on a busy machine its enrollments would not share one.
 func TestEngineQueriesUseIndexes(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Plain", "anna", "mail")
 		ctx := context.Background()
 		e.activate("Berlin CTOs")
 		var ids []string
@@ -182,7 +182,7 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 func TestSequenceStatsReadIndexesOnly(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Plain", "mail")
 		ctx := context.Background()
 		ann, bob, cid := e.lead("Ann Lee", nil), e.lead("Bob Roe", nil), e.lead("Cid Poe", nil)
 		e.net.Script(ann, sandbox.Outcome{Accept: true, AcceptAfter: 3 * time.Hour})

@@ -29,7 +29,7 @@ func TestRunnerSendsASequence(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs")
 		ann := e.lead("Ann Lee", nil)
 		e.net.Script(ann, sandbox.Outcome{Accept: true, AcceptAfter: 3 * time.Hour})
 		e.activate("Berlin CTOs")
@@ -66,7 +66,7 @@ func TestCommitOutsideWorkingHours(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Plain", "Spread", "anna")
 		e.activate("Plain")
 		early := e.lead("Early Bird", nil)
 		e.enrol("Plain", early) // 08:00 in Berlin; anna works from 09:00
@@ -98,7 +98,7 @@ func TestCapsAndScheduleOverDays(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "anna")
 		e.activate("Berlin CTOs")
 		var ids []string
 		for i := range 8 {
@@ -129,7 +129,7 @@ func TestReplyStopAndAutoReplies(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Plain", "Spread", "anna")
 		e.activate("Berlin CTOs")
 		ann, bo := e.lead("Ann Lee", nil), e.lead("Bo Chen", nil)
 		e.net.Script(ann, sandbox.Outcome{})
@@ -200,7 +200,7 @@ func TestLostAnswerIsLookedUpAtOnce(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Plain")
 		e.activate("Plain")
 		ann := e.lead("Ann Lee", nil)
 		e.enrol("Plain", ann)
@@ -217,7 +217,7 @@ func TestCrashBetweenSendAndRecordDoesNotSendTwice(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Plain", "anna")
 		e.activate("Plain")
 		ann := e.lead("Ann Lee", nil)
 		e.enrol("Plain", ann)
@@ -292,7 +292,7 @@ func TestRecoveredLookupGetsTheOriginalRequest(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, mailSequences)
+		e := newEngine(t, d, mailSequences, "Notes")
 		e.activate("Notes")
 		e.activate("Mail only")
 		ann, bob := e.lead("Ann Lee", nil), e.lead("Bob Roe", nil)
@@ -340,7 +340,7 @@ func TestTransportErrorsRetryFailAndRecover(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Plain", "anna")
 		e.activate("Plain")
 		ann, bo := e.lead("Ann Lee", nil), e.lead("Bo Chen", nil)
 		e.enrol("Plain", ann)
@@ -414,7 +414,7 @@ func TestTwoRunnersOnePostgres(t *testing.T) {
 	}
 	is := is.New(t)
 	d := dbtest.Open(t, db.Postgres)
-	e := newEngine(t, d, "")
+	e := newEngine(t, d, "", "Spread", "anna", "ben")
 	e.due("Spread", 60)
 	other := e.pl.NewRunner(map[string]senders.Transport{senders.TransportSandbox: e.net})
 	// Each runner also runs its batches on four workers.
@@ -456,7 +456,7 @@ func TestInvitationNotesPerMonth(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Notes", "Fallback")
 		e.activate("Notes")
 		e.activate("Fallback")
 		var waiting, fallback []string
@@ -495,7 +495,7 @@ func TestPausedSequencesHoldTheirEnrollments(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Plain")
 		ann := e.lead("Ann Lee", nil)
 		e.enrol("Plain", ann) // a draft: enrolled, held
 		e.runUntil(monday.Add(3 * time.Hour))
@@ -526,7 +526,7 @@ func TestAlertsAndEnrichment(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Notes")
 		e.activate("Berlin CTOs")
 		e.activate("Notes")
 		var ids, notes []string
@@ -581,7 +581,7 @@ func TestWhyNotSending(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Plain", "anna")
 		why := e.why
 		w, m := why("Plain")
 		is.Equal(w.Sending, false)
@@ -640,7 +640,7 @@ func TestBlacklistAddedLaterStopsTheEnrollment(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs")
 		e.activate("Berlin CTOs")
 		ann := e.lead("Ann Lee", map[string]any{"company": "Initrode"})
 		e.net.Script(ann, sandbox.Outcome{})
@@ -670,7 +670,7 @@ func TestGroupIsolatesAnEnrollmentsError(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Spread", "anna")
 		e.runner.Group, e.runner.Workers = 8, 1
 		ids := e.due("Spread", 20)
 		// A sender-level error with a signal the runner does not know: its
@@ -717,7 +717,7 @@ func TestRunnerSavesWaitForTheCommit(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs")
 		e.activate("Berlin CTOs")
 		var leadIDs []string
 		for i := range 3 {

@@ -44,7 +44,7 @@ func TestWhyNotSendingNeverWaitsForThePast(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
-		e := newEngine(t, d, "")
+		e := newEngine(t, d, "", "Berlin CTOs", "Plain")
 		why := e.why
 		var ids []string
 		for i := range 3 {
