@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"net/url"
@@ -46,11 +47,12 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runner phase (with --simulation-only: of the simulation) to this file")
 	workers := flag.Int("workers", 0, "the runner's workers (0: its default for the engine)")
 	group := flag.Int("group", 0, "enrollments per runner transaction (0: the default for the engine)")
+	report := flag.String("report", "", "write the simulated month's summary and audit (actions per day and per sender, outcomes) to this file")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
 	if *simOnly {
-		printRows(d.Engine, [][3]string{simulated(ctx, d, *simLeads, *cpuprofile)})
+		printRows(d.Engine, [][3]string{simulated(ctx, d, *simLeads, *cpuprofile, *report)})
 		return
 	}
 
@@ -166,7 +168,7 @@ func main() {
 		// The month runs in a new database of its own, as `leadline
 		// simulate --db` does, not in the one the phases above filled.
 		sd := benchkit.Open(ctx, newSibling(ctx, d, *dsn))
-		rows = append(rows, simulated(ctx, sd, *simLeads, ""))
+		rows = append(rows, simulated(ctx, sd, *simLeads, "", *report))
 		benchkit.Check(sd.Close())
 	}
 
@@ -198,10 +200,19 @@ func newSibling(ctx context.Context, d *db.DB, dsn string) string {
 }
 
 // simulated runs the simulated month of 50 senders, under the CPU profiler
-// when cpuprofile names a file, and returns its row.
-func simulated(ctx context.Context, d *db.DB, leads int, cpuprofile string) [3]string {
+// when cpuprofile names a file, and returns its row. When report names a
+// file, the simulation's summary and audit go there: two builds did the
+// same when their reports match but for the wall-time line.
+func simulated(ctx context.Context, d *db.DB, leads int, cpuprofile, report string) [3]string {
 	f, err := setup.Decode(strings.NewReader(benchSetup("simulated", 50)))
 	benchkit.Check(err)
+	var out io.Writer
+	if report != "" {
+		rf, err := os.Create(report)
+		benchkit.Check(err)
+		defer func() { benchkit.Check(rf.Close()) }()
+		out = rf
+	}
 	if cpuprofile != "" {
 		pf, err := os.Create(cpuprofile)
 		benchkit.Check(err)
@@ -209,7 +220,7 @@ func simulated(ctx context.Context, d *db.DB, leads int, cpuprofile string) [3]s
 		defer pprof.StopCPUProfile()
 	}
 	t0 := time.Now()
-	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: leads, Start: "2026-04-06", Rates: sandbox.DefaultRates})
+	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: leads, Start: "2026-04-06", Rates: sandbox.DefaultRates, Out: out})
 	benchkit.Check(err)
 	return [3]string{fmt.Sprintf("simulate 30 days, 50 senders, %d leads", leads), "< 2 min, 0 violations",
 		fmt.Sprintf("%s, %d violations (%d actions, %d runner steps; %s)", time.Since(t0).Round(time.Second), len(res.Violations), res.Actions, res.Runs, res.Phases)}
