@@ -131,8 +131,10 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 		// senders is left out: the hourly checks read every sender by design.
 		tables := []string{"enrollments", "actions", "invitations", "sender_usage", "step_stats", "sequences", "tasks", "threads", "messages", "report_threads", "enrichment_requests"}
 		if d.Engine == db.Postgres {
-			// The reports' counters are an upsert before the commit there;
-			// SQLite's is an INSERT's conflict target, the primary key.
+			// The hourly compaction of the counters' shards reads
+			// report_daily there; on both engines the counters are
+			// written before the commit by an INSERT whose conflict
+			// target is the primary key.
 			tables = append(tables, "report_daily")
 		}
 		for _, table := range tables {

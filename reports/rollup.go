@@ -424,8 +424,10 @@ func (z *zones) get(ctx context.Context, ws WorkspaceSource, workspaceID string)
 }
 
 // count is the activity log's hook: it writes the reply threads of the
-// counted events and returns the counters' upserts, which the log writes
-// with the events (on Postgres, in the same statement).
+// counted events and, outside a transaction, returns the counters'
+// upserts, which the log writes with the events (on Postgres, in the same
+// statement); in one, it adds them to the transaction's counters, written
+// before its commit.
 func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Statement, error) {
 	t := newTally(svc.areas.Enrollments)
 	for _, e := range evs {
@@ -441,17 +443,17 @@ func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Sta
 	if t.empty() {
 		return nil, nil
 	}
-	if svc.db.Engine == db.SQLite {
-		return t.statements(ctx, svc.db, 0)
-	}
 	memo := db.TxMemo(ctx)
 	if memo == nil {
-		return t.statements(ctx, svc.db, rand.IntN(Shards))
+		return t.statements(ctx, svc.db, svc.shard())
 	}
-	// On Postgres in a transaction the counters are added up and written
-	// last, before its commit: the workspace's counter rows, which every
-	// concurrent writer shares, are then locked for the commit alone, not
-	// for the rest of the transaction.
+	// In a transaction the counters are added up and written last, before
+	// its commit, once per counter row however many of its events count
+	// there (an action counts at every grain and in its week: a runner's
+	// group of actions shares most of those rows). On Postgres the
+	// workspace's counter rows, which every concurrent writer shares, are
+	// then also locked for the commit alone, not for the rest of the
+	// transaction.
 	if err := t.writeThreads(ctx, svc.db.IDB(ctx)); err != nil {
 		return nil, err
 	}
@@ -467,7 +469,7 @@ func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Sta
 		m := pd.m
 		pd.m = map[dailyKey]int64{}
 		pd.mu.Unlock()
-		for _, st := range upsertDaily(m, rand.IntN(Shards)) {
+		for _, st := range upsertDaily(m, svc.shard()) {
 			if err := svc.db.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
 				return err
 			}
@@ -475,6 +477,15 @@ func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Sta
 		return nil
 	})
 	return nil, nil
+}
+
+// shard is the counter shard a write adds to: one of Shards on Postgres,
+// the one shard on SQLite, which has one writer.
+func (svc *Service) shard() int {
+	if svc.db.Engine == db.SQLite {
+		return 0
+	}
+	return rand.IntN(Shards)
 }
 
 // dailyMemo keys a transaction's counters that wait for its commit.

@@ -367,10 +367,11 @@ func Until(ctx context.Context, r *engine.Runner, clock *apikit.FakeClock, end t
 // leads service, and returns their ids by client name. One in a hundred
 // works for the blacklisted company. The leads are drawn from rng in order
 // first, so that a seed gives the same leads however they are written.
-// Then they are created 256 to a transaction: by one writer on SQLite,
-// which has one anyway; on Postgres by one writer per client (up to
-// generateWriters), so that no two writers share a client's lead count
-// row, which the leads' triggers keep.
+// Then they are created 256 to a transaction through the import's batch
+// (leads.Batch: Upsert's rule, with its reads ahead and bulk writes): by
+// one writer on SQLite, which has one anyway; on Postgres by one writer
+// per client (up to generateWriters), so that no two writers share a
+// client's lead count row, which the leads' triggers keep.
 func generate(ctx context.Context, d *db.DB, ls *leads.Service, p apikit.Principal, clients []workspace.Named, n int, blacklisted string,
 	rng *rand.Rand, wsName string) (map[string][]string, error) {
 	ins, names := draw(clients, n, blacklisted, rng, wsName)
@@ -392,17 +393,29 @@ func generate(ctx context.Context, d *db.DB, ls *leads.Service, p apikit.Princip
 	var wg sync.WaitGroup
 	for w, part := range parts {
 		wg.Go(func() {
+			b, err := ls.NewBatch(ctx, p, leads.BatchOptions{})
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			batch := make([]leads.LeadInput, 0, 256)
 			for start := 0; start < len(part) && errs[w] == nil; start += 256 {
-				errs[w] = d.InTx(ctx, func(ctx context.Context) error {
-					for _, i := range part[start:min(start+256, len(part))] {
-						res, err := ls.Upsert(ctx, p, ins[i])
-						if err != nil {
-							return fmt.Errorf("lead %d: %w", i, err)
-						}
-						ids[i] = res.Lead.ID
+				batch = batch[:0]
+				for _, i := range part[start:min(start+256, len(part))] {
+					batch = append(batch, ins[i])
+				}
+				res, err := b.Upsert(ctx, batch)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				for k, i := range part[start:min(start+256, len(part))] {
+					if res[k].Err != nil {
+						errs[w] = fmt.Errorf("lead %d: %w", i, res[k].Err)
+						return
 					}
-					return nil
-				})
+					ids[i] = res[k].LeadID
+				}
 			}
 		})
 	}
