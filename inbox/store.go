@@ -2,6 +2,8 @@ package inbox
 
 import (
 	"context"
+	"database/sql"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -63,7 +65,13 @@ type Filter struct {
 }
 
 // BunStore is the Store on bun, for both engines.
-type BunStore struct{ db *db.DB }
+type BunStore struct {
+	db *db.DB
+	// conversation is the read of a conversation's thread, with
+	// placeholders, prepared once per connection; [1] locks it.
+	conversationOnce sync.Once
+	conversation     [2]string
+}
 
 // NewBunStore returns the store on d.
 func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
@@ -80,10 +88,26 @@ func (b *BunStore) locked(ctx context.Context, q *bun.SelectQuery) *bun.SelectQu
 // it is looked up first.
 func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error) {
 	idb := b.db.IDB(ctx)
+	b.conversationOnce.Do(func() {
+		q := b.db.NewSelect().Model((*Thread)(nil)).Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", bun.Safe("?"), bun.Safe("?"), bun.Safe("?"))
+		b.conversation[0] = q.String()
+		b.conversation[1] = q.For("UPDATE").String()
+	})
 	find := func() (*Thread, error) {
-		out := new(Thread)
-		return out, b.locked(ctx, idb.NewSelect().Model(out).
-			Where("th.sender_id = ? AND th.lead_id = ? AND th.channel = ?", t.SenderID, t.LeadID, t.Channel)).Scan(ctx)
+		// Every message the runner sends looks its thread up: the read is
+		// prepared once per connection, locked as locked locks it.
+		q := b.conversation[0]
+		if _, inTx := idb.(bun.Tx); inTx && b.db.Engine == db.Postgres {
+			q = b.conversation[1]
+		}
+		var out []Thread
+		if err := b.db.SelectPrepared(ctx, &out, q, t.SenderID, t.LeadID, string(t.Channel)); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 {
+			return nil, sql.ErrNoRows
+		}
+		return &out[0], nil
 	}
 	// What Prefetch read for this conversation, once.
 	key := threadKey{t.SenderID, t.LeadID, string(t.Channel)}

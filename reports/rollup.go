@@ -347,6 +347,52 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 // counters. Rows of one statement are sorted, so that two transactions lock
 // them in one order.
 func upsertDaily(m map[dailyKey]int64, shard int) []events.Statement {
+	keys := sortedDaily(m)
+	var out []events.Statement
+	for start := 0; start < len(keys); start += 400 {
+		end := min(start+400, len(keys))
+		var sb strings.Builder
+		args := make([]any, 0, 9*(end-start))
+		sb.WriteString(dailyHead)
+		for i, k := range keys[start:end] {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, k.workspace, k.grain, k.day, k.client, k.sequence, k.sender, k.metric, shard, m[k])
+		}
+		sb.WriteString(dailyTail)
+		// An event written alone adds a few rows: a statement that small
+		// repeats and is prepared once per connection; a larger one is
+		// parsed each time.
+		out = append(out, events.Statement{SQL: sb.String(), Args: args, Prepared: end-start <= preparedRows})
+	}
+	return out
+}
+
+// writeDaily adds m to report_daily's counters in the transaction ctx
+// carries, with bound multi-row statements prepared once per connection
+// (db.ExecRows), whatever the number of rows: what a transaction's
+// events added up, before its commit.
+func writeDaily(ctx context.Context, d *db.DB, m map[dailyKey]int64, shard int) error {
+	keys := sortedDaily(m)
+	rows := make([][]any, len(keys))
+	for i, k := range keys {
+		rows[i] = []any{k.workspace, k.grain, k.day, k.client, k.sequence, k.sender, k.metric, shard, m[k]}
+	}
+	return d.ExecRows(ctx, dailyHead, dailyTail, nil, rows)
+}
+
+// The head and tail of report_daily's upsert around its rows of values.
+const (
+	dailyKeyCols = "workspace_id, grain, day, client_id, sequence_id, sender_id, metric"
+	dailyHead    = "INSERT INTO report_daily (" + dailyKeyCols + ", shard, value) VALUES "
+	dailyTail    = " ON CONFLICT (" + dailyKeyCols + ", shard) DO UPDATE SET value = report_daily.value + excluded.value"
+)
+
+// sortedDaily returns m's keys with a value other than 0, sorted: rows
+// written in one order, so that two transactions lock them in one order.
+func sortedDaily(m map[dailyKey]int64) []dailyKey {
 	keys := make([]dailyKey, 0, len(m))
 	for k, v := range m {
 		if v != 0 {
@@ -357,27 +403,7 @@ func upsertDaily(m map[dailyKey]int64, shard int) []events.Statement {
 		return cmp.Or(cmp.Compare(a.workspace, b.workspace), cmp.Compare(a.grain, b.grain), cmp.Compare(a.day, b.day),
 			cmp.Compare(a.client, b.client), cmp.Compare(a.sequence, b.sequence), cmp.Compare(a.sender, b.sender), cmp.Compare(a.metric, b.metric))
 	})
-	const keyCols = "workspace_id, grain, day, client_id, sequence_id, sender_id, metric"
-	var out []events.Statement
-	for start := 0; start < len(keys); start += 400 {
-		end := min(start+400, len(keys))
-		var sb strings.Builder
-		args := make([]any, 0, 9*(end-start))
-		sb.WriteString("INSERT INTO report_daily (" + keyCols + ", shard, value) VALUES ")
-		for i, k := range keys[start:end] {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, k.workspace, k.grain, k.day, k.client, k.sequence, k.sender, k.metric, shard, m[k])
-		}
-		sb.WriteString(" ON CONFLICT (" + keyCols + ", shard) DO UPDATE SET value = report_daily.value + excluded.value")
-		// The runner writes one to four rows per step: a statement that
-		// small repeats and is prepared once per connection; a larger one
-		// is parsed each time.
-		out = append(out, events.Statement{SQL: sb.String(), Args: args, Prepared: end-start <= preparedRows})
-	}
-	return out
+	return keys
 }
 
 const preparedRows = 12
@@ -469,12 +495,7 @@ func (svc *Service) count(ctx context.Context, evs []events.Event) ([]events.Sta
 		m := pd.m
 		pd.m = map[dailyKey]int64{}
 		pd.mu.Unlock()
-		for _, st := range upsertDaily(m, svc.shard()) {
-			if err := svc.db.Exec(ctx, st.SQL, st.Prepared, st.Args...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeDaily(ctx, svc.db, m, svc.shard())
 	})
 	return nil, nil
 }

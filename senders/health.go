@@ -325,7 +325,8 @@ func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string
 // Connected reports whether the sender and the lead are connected: the
 // lead accepted one of the sender's invitations.
 func (svc *Service) Connected(ctx context.Context, senderID, leadID string) (bool, error) {
-	n, err := svc.db.IDB(ctx).NewSelect().Model((*Invitation)(nil)).
-		Where("sender_id = ? AND lead_id = ? AND accepted_at IS NOT NULL", senderID, leadID).Count(ctx)
-	return n > 0, err
+	// The runner asks at every acceptance condition: prepared once per
+	// connection.
+	return svc.db.ExistsPrepared(ctx, "SELECT 1 FROM invitations WHERE sender_id = ? AND lead_id = ? AND accepted_at IS NOT NULL",
+		senderID, leadID)
 }

@@ -136,9 +136,11 @@ func (b *BunStore) InWorkspace(ctx context.Context, workspaceID string) ([]Sende
 
 // Usage returns a sender's usage rows from fromDay to toDay, inclusive.
 func (b *BunStore) Usage(ctx context.Context, senderID, fromDay, toDay string) ([]Usage, error) {
+	// Every invitation the runner reserves reads its week: prepared once
+	// per connection.
 	var out []Usage
-	err := b.db.IDB(ctx).NewSelect().Model(&out).
-		Where("sender_id = ? AND day >= ? AND day <= ?", senderID, fromDay, toDay).Scan(ctx)
+	err := b.db.SelectPrepared(ctx, &out, "SELECT sender_id, day, action, used FROM sender_usage WHERE sender_id = ? AND day >= ? AND day <= ?",
+		senderID, fromDay, toDay)
 	return out, err
 }
 
