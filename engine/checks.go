@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leadline/leadline/enrollments"
@@ -27,8 +28,8 @@ const (
 // sequence whose work waits on them for StallAfter with nothing sent has
 // stalled. Caps and schedules only pace work that is being sent, and a
 // weekend without sending is no stall.
-var stallCodes = append([]string{"sender_paused", "sender_restricted", "sender_disconnected", "note_quota", "workspace_suspended"},
-	senders.TransportSignals...)
+var stallCodes = slices.Concat([]string{"sender_paused", "sender_restricted", "sender_disconnected", "note_quota", "workspace_suspended"},
+	senders.TransportSignals, senders.StopCodes)
 
 // Checks are the runner's periodic duties, at most once an hour of the
 // clock: senders' health (and the withdrawal of stale invitations),
@@ -59,8 +60,12 @@ func (r *Runner) Checks(ctx context.Context) error {
 		for i := range all {
 			ss[i] = &all[i]
 		}
+		stops := guardStops(ss)
 		if err := r.svc.senders.RecheckAll(ctx, ss); err != nil {
 			return fmt.Errorf("senders' health: %w", err)
+		}
+		if err := r.wakeLifted(ctx, ss, stops, now); err != nil {
+			return err
 		}
 		alerted, err = r.runningDry(ctx, ss, now)
 		return err
@@ -267,6 +272,9 @@ func (r *Runner) enrichOne(ctx context.Context, t senders.Transport, s *senders.
 		}
 		if l.DoNotContact {
 			return r.svc.leads.FinishEnrichment(ctx, j.ID, leads.EnrichRefused)
+		}
+		if s.Holiday(senders.LocalDate(now, s.Location())) {
+			return nil // nothing runs on a day off: it stays queued
 		}
 		blocked, err := r.svc.senders.Reserve(ctx, s, senders.ProfileView, now)
 		if err != nil || blocked != nil {

@@ -52,9 +52,11 @@ const engineSetup = `workspaces:
     clients: [Globex, Initech]
     blacklist: {companies: [Umbrella]}
     senders:
-      - {name: anna, channel: linkedin, client: Globex, premium: true, caps: {invite: 3, profile_view: 10, message: 10}}
-      - {name: mail, channel: email, address: sales@acme.test, caps: {email: 5}}
-      - {name: ben, channel: linkedin, client: Globex}
+      # Spacing is off here, so that a test sees several actions of a
+      # sender at one moment; guards_test.go holds the guards.
+      - {name: anna, channel: linkedin, client: Globex, premium: true, caps: {invite: 3, profile_view: 10, message: 10}, spacing: {min: 0s, max: 0s}}
+      - {name: mail, channel: email, address: sales@acme.test, caps: {email: 5}, spacing: {min: 0s, max: 0s}}
+      - {name: ben, channel: linkedin, client: Globex, spacing: {min: 0s, max: 0s}}
     sequences:
       - name: Berlin CTOs
         client: Globex

@@ -155,7 +155,7 @@ func (r *Runner) prepare(ctx context.Context, e *enrollments.Enrollment, now tim
 	if a, isAction := step.Action(); isAction {
 		if s, err := r.senderFor(ctx, e, a.Channel()); err == nil {
 			if b := r.blockedFor(deferKey{sender: s.ID, action: a}); b != nil && b.Until.After(now) {
-				until := r.postpone(s, a, b.Until)
+				until := r.deferTo(s, a, b)
 				e.WaitOn(s.ID, a, b.Code, &until)
 				return save()
 			}
@@ -398,11 +398,23 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	if err != nil {
 		return failWith("missing_variable", err.Error())
 	}
+	// The sender's guards (spacing, hourly cap, holidays, the rate
+	// guards' stops: senders/guards.go) before its budget.
+	held, release, err := r.svc.senders.Guard(ctx, s, action, now)
+	if err != nil {
+		return nil, false, err
+	}
+	if held != nil {
+		return r.held(e, s, action, held, now, save)
+	}
 	blocked, err := r.svc.senders.Reserve(ctx, s, action, now)
 	if err != nil {
 		return nil, false, err
 	}
 	if blocked != nil {
+		if err := release(ctx); err != nil {
+			return nil, false, err
+		}
 		r.tickMu.Lock()
 		r.tick.blocked[deferKey{sender: s.ID, action: action}] = blocked
 		r.tickMu.Unlock()
@@ -424,6 +436,9 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 			// the action is recorded with one.
 		default:
 			if err := r.svc.senders.GiveBack(ctx, s, action, now); err != nil {
+				return nil, false, err
+			}
+			if err := release(ctx); err != nil {
 				return nil, false, err
 			}
 			e.WaitOn(s.ID, action, "note_quota", ptr(senders.NextMonth(now, loc)))

@@ -239,6 +239,9 @@ func (r *Runner) ingestOne(ctx context.Context, in senders.Inbound, now time.Tim
 		if err := emit(enrollments.EventEmailBounced, map[string]any{"sender_id": s.ID, "message": in.Message}); err != nil {
 			return err
 		}
+		if err := svc.senders.RecordBounce(ctx, s, in.LeadID, in.Message); err != nil {
+			return err
+		}
 		live, err := svc.store.Live(ctx, s.WorkspaceID, []string{in.LeadID})
 		if err != nil {
 			return err

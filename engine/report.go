@@ -57,6 +57,11 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 			// contacted, and time its reply from here.
 			data["first_contact"] = true
 		}
+		if action == senders.SendEmail {
+			if err := svc.senders.RecordEmail(ctx, c.sender, e.LeadID); err != nil {
+				return false, err
+			}
+		}
 		if action == senders.Invite {
 			data["with_note"] = a.WithNote
 			if err := svc.senders.RecordInvite(ctx, c.sender, e.LeadID, a.WithNote, res.Invitation, memberID(res.Member)); err != nil {
@@ -147,6 +152,17 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 			if err := svc.log.EmitMany(ctx, []events.Event{ev}); err != nil {
 				return false, err
 			}
+			// A refusal counts in the mailbox's bounce rate like a bounce
+			// that came back later.
+			if err := svc.senders.RecordEmail(ctx, &s, e.LeadID); err != nil {
+				return false, err
+			}
+			if err := svc.senders.RecordBounce(ctx, &s, e.LeadID, te.Message); err != nil {
+				return false, err
+			}
+			r.tickMu.Lock()
+			r.tick.senders[s.ID] = &s
+			r.tickMu.Unlock()
 		}
 		if err := r.svc.enrollments.Fail(ctx, e, te.Code, te.Message, now); err != nil {
 			return false, err

@@ -90,7 +90,8 @@ type Runner struct {
 
 	mu         sync.Mutex
 	deferred   map[deferKey]int
-	dry        map[dryKey]bool // running-dry alerts this runner saw written
+	paced      map[string]time.Time // the latest slot deferTo gave out, by sender (guards.go)
+	dry        map[dryKey]bool      // running-dry alerts this runner saw written
 	nextChecks time.Time
 	// tick holds what one tick read of workspaces, sequences and senders,
 	// and the sender limits it found spent; a new tick reads afresh.
@@ -253,7 +254,7 @@ func New(cfg Config) *Runner {
 	svc := &deps{db: cfg.DB, store: cfg.Enrollments.Store(), clock: cfg.Clock, enrollments: cfg.Enrollments, leads: cfg.Leads, catalog: cfg.Catalog,
 		sequences: cfg.Sequences, senders: cfg.Senders, tasks: cfg.Tasks, inbox: cfg.Inbox, bookings: cfg.Bookings, log: cfg.Log}
 	return &Runner{svc: svc, queue: cfg.Queue, transports: cfg.Transports, logger: logger, observer: nopObserver{}, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
-		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, dry: map[dryKey]bool{},
+		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, paced: map[string]time.Time{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 

@@ -95,6 +95,12 @@ type Senders interface {
 	// provider's retry hint.
 	Settle(ctx context.Context, s *senders.Sender, a senders.Action, reservedAt time.Time, perr error) error
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool, invitation, memberID string) error
+	// Guard asks the sender's guards about an action (senders/guards.go):
+	// what holds it back, or nil with how to give back what they took.
+	Guard(ctx context.Context, s *senders.Sender, a senders.Action, now time.Time) (*senders.Blocked, func(context.Context) error, error)
+	// RecordEmail and RecordBounce keep the bounce-rate guard's history.
+	RecordEmail(ctx context.Context, s *senders.Sender, leadID string) error
+	RecordBounce(ctx context.Context, s *senders.Sender, leadID, message string) error
 	InviteAccepted(ctx context.Context, s *senders.Sender, leadID string) (*time.Time, error)
 	// InvitationLead returns the lead of s's own sent invitation that the
 	// provider calls invitation, or else to the person memberID; "" for

@@ -239,7 +239,8 @@ var ordinary = map[string]bool{"wait_step": true, WaitTaskDue: true, "awaiting_a
 
 // selfLifting are limits that lift by themselves within days: a sequence
 // held only by them is still sending.
-var selfLifting = map[string]bool{"outside_schedule": true, "daily_cap_reached": true, "warmup_limit": true, "weekly_invite_cap_reached": true}
+var selfLifting = map[string]bool{"outside_schedule": true, "daily_cap_reached": true, "warmup_limit": true, "weekly_invite_cap_reached": true,
+	senders.GuardSpacing: true, senders.GuardHourlyCap: true, senders.GuardHoliday: true}
 
 // WhyNotSending explains what holds a sequence back.
 // Returns E_NOT_FOUND if the sequence is not visible to the principal.
@@ -353,6 +354,10 @@ func (svc *Service) WhyNotSending(ctx context.Context, p apikit.Principal, id st
 	for _, key := range order {
 		r := blocked[key]
 		text, ok := reasonText[r.Code]
+		if m, remedy, guard := senders.GuardText(r.Code); !ok && guard {
+			// A guard's wait reads as the guard words it.
+			text, ok = [2]string{m, remedy}, true
+		}
 		if !ok {
 			text = [2]string{"%d enrollments wait (" + r.Code + ").", "Nothing to do: they go on by themselves."}
 		}

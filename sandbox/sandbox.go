@@ -58,7 +58,7 @@ type Outcome struct {
 
 // Violation is a rule the sandbox saw broken by what it received.
 type Violation struct {
-	Rule     string // cap, warmup, weekly_invite_cap, schedule, do_not_contact, blacklist, reply_stop
+	Rule     string // cap, warmup, weekly_invite_cap, schedule, spacing, hourly_cap, holiday, do_not_contact, blacklist, reply_stop, withdrawal
 	SenderID string
 	LeadID   string
 	Action   senders.Action
@@ -102,6 +102,9 @@ type Network struct {
 	// drawn counts the actions of each kind performed for each person, for
 	// the keys of the outcomes' draws.
 	drawn map[string]int
+	// last is when each sender last acted for a sequence (the spacing
+	// audit).
+	last map[string]time.Time
 	// shared keeps what every process must see alike in the database
 	// (nil: in memory).
 	shared *shared
@@ -111,7 +114,8 @@ type Network struct {
 func New(seed int64, clock apikit.Clock, rates Rates) *Network {
 	return &Network{seed: seed, clock: clock, rates: rates, results: map[string]senders.Result{},
 		configs: map[string]senders.Sender{}, counts: map[string]int{}, dnc: map[string]time.Time{},
-		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}, drawn: map[string]int{}}
+		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}, drawn: map[string]int{},
+		last: map[string]time.Time{}}
 }
 
 // Register gives the network a sender's configuration to judge it by: its
@@ -322,6 +326,26 @@ func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, d
 	manual := req.Purpose == senders.PurposeReply
 	if !manual && !cfg.Schedule.Open(at, cfg.Location()) {
 		add("schedule", "outside the sender's working hours at "+at.In(cfg.Location()).Format(time.RFC3339))
+	}
+	// The guards: no action on a day off, none closer to the sender's
+	// previous one than its spacing's minimum, no more emails in a local
+	// hour than its hourly cap.
+	if !manual && cfg.Holiday(day) {
+		add("holiday", day+" is one of the sender's days off")
+	}
+	if !manual && req.Purpose != senders.PurposeEnrichment {
+		lo, _ := cfg.SpacingOf()
+		if prev, ok := n.last[cfg.ID]; ok && lo > 0 && at.Sub(prev) < lo {
+			add("spacing", fmt.Sprintf("%s after the sender's previous action, spacing min %s", at.Sub(prev), lo))
+		}
+		n.last[cfg.ID] = at
+	}
+	if req.Action == senders.SendEmail && !manual {
+		hour := at.In(cfg.Location()).Format("2006-01-02T15")
+		n.counts[countKey(cfg.ID, hour, "email_hour")]++
+		if c, limit := n.counts[countKey(cfg.ID, hour, "email_hour")], cfg.HourlyCapOf(); limit > 0 && c > limit {
+			add("hourly_cap", fmt.Sprintf("%d emails in the local hour %s, hourly cap %d", c, hour, limit))
+		}
 	}
 	if t, ok := n.dnc[req.Lead.LeadID]; ok && !at.Before(t) {
 		add("do_not_contact", "the lead is do-not-contact since "+t.Format(time.RFC3339))

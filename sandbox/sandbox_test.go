@@ -22,8 +22,47 @@ var monday = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 
 func sender() senders.Sender {
 	return senders.Sender{ID: "s1", Name: "anna", Channel: senders.LinkedIn, Timezone: "Europe/Berlin",
-		Schedule: senders.DefaultSchedule(), Caps: senders.Caps{"invite": 2, "invite_week": 3, "message": 5}}
+		Schedule: senders.DefaultSchedule(), Caps: senders.Caps{"invite": 2, "invite_week": 3, "message": 5},
+		// Spacing off: TestAuditCatchesGuards judges it.
+		Guards: senders.GuardSettings{Spacing: &senders.Spacing{Min: "0s", Max: "0s"}}}
 }
+
+// TestAuditCatchesGuards: the network judges the guards too: spacing
+// between two actions of a sender, the hourly cap of a mailbox, and days
+// off.
+func TestAuditCatchesGuards(t *testing.T) {
+	is := is.New(t)
+	clock := apikit.NewFakeClock(monday)
+	n := sandbox.New(1, clock, sandbox.Rates{})
+	s := sender()
+	s.Guards = senders.GuardSettings{Holidays: &senders.Holidays{Country: "DE", Dates: []string{"2026-11-03"}}} // default spacing 45s-3m
+	n.Register(s)
+	is.NoErr(invite(n, &s, "k1", "a"))
+	clock.Advance(45 * time.Second)
+	is.NoErr(invite(n, &s, "k2", "b")) // exactly the minimum: fine
+	clock.Advance(44 * time.Second)
+	_, err := n.Perform(context.Background(), senders.Request{Key: "k3", Sender: &s, Action: senders.Message, Lead: senders.Recipient{LeadID: "c"}})
+	is.NoErr(err)
+	is.Equal(rules(n), map[string]int{"spacing": 1})
+
+	clock.Set(monday.Add(24 * time.Hour)) // the sender's own day off
+	_, err = n.Perform(context.Background(), senders.Request{Key: "k4", Sender: &s, Action: senders.Message, Lead: senders.Recipient{LeadID: "d"}})
+	is.NoErr(err)
+	is.Equal(rules(n)["holiday"], 1)
+
+	mail := senders.Sender{ID: "m1", Name: "mail", Channel: senders.Email, Timezone: "Europe/Berlin", Schedule: senders.DefaultSchedule(),
+		Caps: senders.Caps{"email": 50}, Guards: senders.GuardSettings{Spacing: &senders.Spacing{Min: "0s", Max: "0s"}, HourlyCap: ptr(2)}}
+	n.Register(mail)
+	clock.Set(monday.Add(48 * time.Hour))
+	for i := range 3 {
+		_, err := n.Perform(context.Background(), senders.Request{Key: fmt.Sprintf("e%d", i), Sender: &mail, Action: senders.SendEmail,
+			Lead: senders.Recipient{LeadID: fmt.Sprintf("l%d", i)}})
+		is.NoErr(err)
+	}
+	is.Equal(rules(n)["hourly_cap"], 1)
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func invite(n *sandbox.Network, s *senders.Sender, key, lead string) error {
 	_, err := n.Perform(context.Background(), senders.Request{Key: key, Sender: s, Action: senders.Invite, Lead: senders.Recipient{LeadID: lead}})

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,8 @@ type Spec struct {
 	Schedule    map[string][]string `yaml:"schedule"`
 	Caps        map[string]int      `yaml:"caps"`
 	Warmup      *Warmup             `yaml:"warmup"`
+	// The sender's guards (guards.go): spacing, hourly_cap, holidays, …
+	GuardSettings `yaml:",inline"`
 	// Sections are the transport's settings, by section name (smtp and
 	// imap for a mailbox, unipile for a LinkedIn account): whatever else
 	// the sender's entry holds, checked by its transport kind.
@@ -43,6 +46,8 @@ type Owner struct {
 	Timezone    string
 	// Clients maps the workspace's client names to their ids.
 	Clients map[string]string
+	// Holidays are the workspace's days off, every sender's too.
+	Holidays *Holidays
 }
 
 // TransportSandbox is the built-in sandbox network, the default transport.
@@ -178,6 +183,11 @@ func (spec Spec) build(o Owner) (*Sender, error) {
 		}
 		s.Warmup = &Warmup{Start: w.Start, From: w.From, Step: w.Step}
 	}
+	g, err := buildGuards(spec.GuardSettings, s.Channel, o.Holidays)
+	if err != nil {
+		return nil, bad("%v.", err)
+	}
+	s.Guards = g
 	return s, nil
 }
 
@@ -225,7 +235,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 			// Configuration changes; identity, health and history stay.
 			old.ClientID, old.Address, old.Timezone, old.Transport, old.Status = s.ClientID, s.Address, s.Timezone, s.Transport, s.Status
 			old.Premium, old.MonthlyCost, old.Schedule, old.Caps, old.Warmup = s.Premium, s.MonthlyCost, s.Schedule, s.Caps, s.Warmup
-			old.Settings = s.Settings
+			old.Settings, old.Guards = s.Settings, s.Guards
 			old.UpdatedAt = now
 			if err := svc.store.Save(ctx, old, false); err != nil {
 				return err
@@ -265,6 +275,7 @@ func changedFields(a, b *Sender) []string {
 	add("monthly_cost", a.MonthlyCost != b.MonthlyCost)
 	add("schedule", !maps.EqualFunc(a.Schedule, b.Schedule, slices.Equal))
 	add("caps", !maps.Equal(a.Caps, b.Caps))
+	add("guards", !reflect.DeepEqual(a.Guards, b.Guards))
 	add("warmup", (a.Warmup == nil) != (b.Warmup == nil) || (a.Warmup != nil && *a.Warmup != *b.Warmup))
 	return out
 }

@@ -13,7 +13,9 @@ type ActionBudget struct {
 	Ceiling      int    `json:"ceiling" doc:"The platform's daily ceiling; no configuration goes above it."`
 	WarmupCap    *int   `json:"warmup_cap" doc:"Today's warm-up ramp; null when the sender is not warming up."`
 	HealthCap    *int   `json:"health_cap" doc:"The limit health sets: half for warning, 0 for restricted or disconnected; null when healthy."`
-	EffectiveCap int    `json:"effective_cap" doc:"The lowest of cap, ceiling, warmup_cap and health_cap: what the sender may do today."`
+	GuardCap     *int   `json:"guard_cap" doc:"The limit the sender's guards set on the day: what spacing and the hourly cap fit in its working hours, 0 on a holiday; null when none limits it."`
+	Guard        string `json:"guard,omitempty" doc:"The guard that sets guard_cap: spacing, hourly_cap or holiday."`
+	EffectiveCap int    `json:"effective_cap" doc:"The lowest of cap, ceiling, warmup_cap, health_cap and guard_cap: what the sender may do today."`
 	Used         int    `json:"used"`
 	Remaining    int    `json:"remaining"`
 }
@@ -66,6 +68,10 @@ func (s *Sender) Limits(a Action, day string) ActionBudget {
 	}
 	if b.HealthCap != nil {
 		eff = min(eff, *b.HealthCap)
+	}
+	if g, code, ok := s.GuardCap(a, day); ok {
+		b.GuardCap, b.Guard = &g, code
+		eff = min(eff, g)
 	}
 	b.EffectiveCap = max(eff, 0)
 	return b
@@ -188,6 +194,8 @@ func limitCode(s *Sender, lim ActionBudget) string {
 		return "sender_disconnected"
 	case s.Health == Restricted:
 		return "sender_restricted"
+	case lim.GuardCap != nil && *lim.GuardCap == lim.EffectiveCap && *lim.GuardCap < min(lim.Cap, lim.Ceiling):
+		return lim.Guard
 	case lim.WarmupCap != nil && *lim.WarmupCap == lim.EffectiveCap && *lim.WarmupCap < min(lim.Cap, lim.Ceiling):
 		return "warmup_limit"
 	}
@@ -203,10 +211,11 @@ func (svc *Service) GiveBack(ctx context.Context, s *Sender, a Action, t time.Ti
 // t, and reports whether one was left. Premium senders and senders of no
 // note limit always have one.
 func (svc *Service) TakeNote(ctx context.Context, s *Sender, t time.Time) (bool, error) {
-	if s.Premium {
+	n := s.NotesPerMonthOf()
+	if n < 0 {
 		return true, nil
 	}
-	return svc.store.Take(ctx, s.ID, monthKey(LocalDate(t, s.Location())), noteKey, FreeNotesPerMonth)
+	return svc.store.Take(ctx, s.ID, monthKey(LocalDate(t, s.Location())), noteKey, n)
 }
 
 // NextMonth returns the first instant of the local month after t's: when a

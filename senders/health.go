@@ -75,14 +75,10 @@ var TransportSignals = []string{SignalAuthFailed, SignalConnectionFailed, Signal
 
 // Health rules on the sender's own numbers.
 const (
-	// MinAcceptanceSample is how many settled invitations the acceptance
-	// rate needs before it judges a sender.
-	MinAcceptanceSample = 50
 	// AcceptanceSample is how many of the latest settled invitations the
-	// rate is computed over.
-	AcceptanceSample = 100
-	// LowAcceptance is the rate below which a sender gets a warning.
-	LowAcceptance = 0.20
+	// health view's acceptance rate is computed over: the window of the
+	// acceptance-rate guard (guard_rates.go).
+	AcceptanceSample = AcceptanceWindow
 	// MaxPending is the number of pending invitations above which a sender
 	// gets a warning.
 	MaxPending = 500
@@ -105,7 +101,7 @@ type HealthView struct {
 	SenderID           string         `json:"sender_id" format:"uuid"`
 	State              Health         `json:"state" enum:"healthy,warning,restricted,disconnected"`
 	Reasons            []HealthReason `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
-	AcceptanceRate     *float64       `json:"acceptance_rate" doc:"Share of the latest 100 invitations older than 7 days that were accepted; null before any."`
+	AcceptanceRate     *float64       `json:"acceptance_rate" doc:"Share of the latest 50 invitations older than 7 days that were accepted; null before any."`
 	PendingInvitations int            `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those older than 21 days are withdrawn automatically."`
 	LastError          *string        `json:"last_error" doc:"The last error the transport reported for this sender."`
 	CheckedAt          *time.Time     `json:"checked_at" doc:"When health was last computed."`
@@ -206,6 +202,10 @@ func (svc *Service) recheck(ctx context.Context, ss []*Sender, now time.Time, sa
 	if err != nil {
 		return err
 	}
+	guarded, err := svc.review(ctx, ss, now)
+	if err != nil {
+		return err
+	}
 	var evs []events.Event
 	var unchanged []string
 	for _, s := range ss {
@@ -218,16 +218,14 @@ func (svc *Service) recheck(ctx context.Context, ss []*Sender, now time.Time, sa
 			return !isSignal(r.Code) || (r.Until != nil && !r.Until.After(now))
 		})
 		if s.Channel == LinkedIn {
-			st := stats[s.ID]
-			if st.Sent >= MinAcceptanceSample && float64(st.Accepted) < LowAcceptance*float64(st.Sent) {
-				reasons = append(reasons, HealthReason{Code: "low_acceptance",
-					Message: fmt.Sprintf("Only %d of the latest %d settled invitations were accepted (below 20%%); LinkedIn restricts accounts whose invitations are ignored.", st.Accepted, st.Sent)})
-			}
-			if st.Pending > MaxPending {
+			if st := stats[s.ID]; st.Pending > MaxPending {
 				reasons = append(reasons, HealthReason{Code: "too_many_pending",
 					Message: fmt.Sprintf("%d invitations are pending (more than %d); LinkedIn restricts accounts with many unanswered invitations.", st.Pending, MaxPending)})
 			}
 		}
+		// The guards that stop a sender hold their reasons while their
+		// review finds them (guards.go).
+		reasons = append(reasons, guarded[s.ID]...)
 		changed := save || !slices.EqualFunc(reasons, s.HealthReasons, sameReason)
 		before := s.Health
 		s.HealthReasons = reasons

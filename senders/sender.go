@@ -119,10 +119,15 @@ type Sender struct {
 	Warmup      *Warmup  `bun:"warmup,type:jsonb" json:"warmup" doc:"The warm-up ramp; null when the sender is not warming up."`
 	// Settings are how its transport connects (no secrets: those are
 	// named, and read when the transport connects).
-	Settings  Settings  `bun:"settings,type:jsonb" json:"-"`
-	Health    Health    `bun:"health" json:"health" enum:"healthy,warning,restricted,disconnected"`
-	CreatedAt time.Time `bun:"created_at" json:"created_at"`
-	UpdatedAt time.Time `bun:"updated_at" json:"updated_at"`
+	Settings Settings `bun:"settings,type:jsonb" json:"-"`
+	// Guards are what its setup sets for its guards (guards.go).
+	Guards GuardSettings `bun:"guards,type:jsonb" json:"guards" doc:"The sender's guards: spacing, hourly_cap, holidays, min_acceptance_rate, max_bounce_rate, withdraw_after_days, withdraw_per_day, notes_per_month (each by channel), defaults filled in."`
+	// GuardsResumed is when a manager last resumed each guard that stops
+	// the sender (by code): its window starts again there.
+	GuardsResumed map[string]time.Time `bun:"guards_resumed,type:jsonb" json:"-"`
+	Health        Health               `bun:"health" json:"health" enum:"healthy,warning,restricted,disconnected"`
+	CreatedAt     time.Time            `bun:"created_at" json:"created_at"`
+	UpdatedAt     time.Time            `bun:"updated_at" json:"updated_at"`
 
 	// The health detail, shown by the health view.
 	HealthReasons   []HealthReason `bun:"health_reasons,type:jsonb" json:"-"`
@@ -195,7 +200,8 @@ func (w *Warmup) Cap(day string) int {
 
 // HealthReason is one cause of a sender's health state.
 type HealthReason struct {
-	Code    string     `json:"code" enum:"auth_failed,restriction_notice,limit_notice,connection_failed,credentials_missing,account_disconnected,account_not_found,provider_rate_limited,low_acceptance,too_many_pending,domain_check_failed"`
+	Code    string     `json:"code" enum:"auth_failed,restriction_notice,limit_notice,connection_failed,credentials_missing,account_disconnected,account_not_found,provider_rate_limited,low_acceptance_rate,high_bounce_rate,too_many_pending,domain_check_failed"`
 	Message string     `json:"message"`
+	Remedy  string     `json:"remedy,omitempty" doc:"What to do, for a guard's stop."`
 	Until   *time.Time `json:"until,omitempty" doc:"When the reason lapses by itself (a limit notice lasts until the sender's local midnight)."`
 }

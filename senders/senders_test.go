@@ -315,12 +315,12 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 		ctx := context.Background()
 		s := b.apply(t, senders.Spec{Name: "anna", Channel: senders.LinkedIn})
 		ls := b.leads(t, 510)
-		// 60 invitations on day 0, 6 accepted: 10%.
-		for i := range 60 {
+		// 50 invitations on day 0, 5 accepted: 10%, below the guard's 15%.
+		for i := range 50 {
 			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false, "", ""))
 		}
 		b.clock.Advance(48 * time.Hour)
-		for i := range 6 {
+		for i := range 5 {
 			ok, err := b.svc.InviteAccepted(ctx, s, ls[i].ID)
 			is.NoErr(err)
 			is.True(ok != nil) // the invitation was pending; its send time comes back
@@ -331,26 +331,27 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 		b.clock.Advance(6 * 24 * time.Hour)
 		is.NoErr(b.svc.Recheck(ctx, s))
 		is.Equal(s.Health, senders.Warning)
-		is.Equal(s.HealthReasons[0].Code, "low_acceptance")
+		is.Equal(s.HealthReasons[0].Code, senders.GuardLowAcceptance)
+		is.True(s.HealthReasons[0].Remedy != "")
 		h, err := b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
 		is.NoErr(err)
 		is.Equal(*h.AcceptanceRate, 0.1)
-		is.Equal(h.PendingInvitations, 54)
+		is.Equal(h.PendingInvitations, 45)
 
 		// More than 500 pending is a warning of its own.
-		for i := 60; i < 510; i++ {
+		for i := 50; i < 510; i++ {
 			is.NoErr(b.svc.RecordInvite(ctx, s, ls[i].ID, false, "", ""))
 		}
 		is.NoErr(b.svc.Recheck(ctx, s))
 		is.Equal(len(s.HealthReasons), 2)
-		is.Equal(s.HealthReasons[1].Code, "too_many_pending")
+		is.Equal(s.HealthReasons[0].Code, "too_many_pending") // the guards' reasons come after the numbers'
 
-		// After 21 days the first 54 pending are withdrawn: 450 pending left.
+		// After 21 days the first 45 pending are withdrawn: 460 pending left.
 		b.clock.Advance(14 * 24 * time.Hour)
 		is.NoErr(b.svc.Recheck(ctx, s))
 		h, err = b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
 		is.NoErr(err)
-		is.Equal(h.PendingInvitations, 450)
+		is.Equal(h.PendingInvitations, 460)
 		is.Equal(len(h.Reasons), 1) // low acceptance stays: the withdrawn count as not accepted
 		var withdrawn []map[string]any
 		is.NoErr(d.NewSelect().Table("events").Column("data").Where("kind = ?", senders.EventInvitationsWithdrawn).Scan(ctx, &withdrawn))

@@ -3,7 +3,6 @@ package senders
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -36,6 +35,15 @@ type Store interface {
 	InvitationStats(ctx context.Context, senderIDs []string, sentBefore time.Time, last int) (map[string]InvitationStats, error)
 	WithdrawStale(ctx context.Context, senderIDs []string, sentBefore, at time.Time) (map[string]int, error)
 	MarkChecked(ctx context.Context, senderIDs []string, at time.Time) error
+	// The guards' history (guardstore.go).
+	Pace(ctx context.Context, senderID string, now, next time.Time) (bool, time.Time, error)
+	Unpace(ctx context.Context, senderID string, next, now time.Time) error
+	AcceptanceSample(ctx context.Context, of []SampleOf, sentBefore time.Time, last int) (map[string]Sample, error)
+	BounceSample(ctx context.Context, of []SampleOf, last int) (map[string]Sample, error)
+	InsertEmailSend(ctx context.Context, e *EmailSend) error
+	MarkHardBounce(ctx context.Context, senderID, leadID string, at time.Time) (bool, error)
+	StaleInvitations(ctx context.Context, senderID string, sentBefore time.Time, limit int) ([]SentInvitation, error)
+	MarkWithdrawn(ctx context.Context, senderID, leadID string, at time.Time) (bool, error)
 }
 
 // InvitationStats is what a sender's health reads of its invitations: over
@@ -236,27 +244,16 @@ func (b *BunStore) InvitationStats(ctx context.Context, senderIDs []string, sent
 	idb := b.db.IDB(ctx)
 	out := make(map[string]InvitationStats, len(senderIDs))
 	for part := range slices.Chunk(senderIDs, statsChunk) {
-		var sample []struct {
-			SenderID string `bun:"sender_id"`
-			Sent     int    `bun:"sent"`
-			Accepted int    `bun:"accepted"`
-		}
-		// One branch per sender: each reads only the sender's latest
-		// invitations, by its index, however many it sent before.
-		var q strings.Builder
-		args := make([]any, 0, 3*len(part))
+		of := make([]SampleOf, len(part))
 		for i, id := range part {
-			if i > 0 {
-				q.WriteString(" UNION ALL ")
-			}
-			q.WriteString(`SELECT ? AS sender_id, count(*) AS sent, count(r.accepted_at) AS accepted FROM (SELECT accepted_at FROM invitations WHERE sender_id = ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`)
-			args = append(args, id, id, sentBefore, last)
+			of[i] = SampleOf{SenderID: id}
 		}
-		if err := idb.NewRaw(q.String(), args...).Scan(ctx, &sample); err != nil {
+		sample, err := b.AcceptanceSample(ctx, of, sentBefore, last)
+		if err != nil {
 			return nil, err
 		}
-		for _, r := range sample {
-			out[r.SenderID] = InvitationStats{Sent: r.Sent, Accepted: r.Accepted}
+		for id, r := range sample {
+			out[id] = InvitationStats{Sent: r.Sent, Accepted: r.Hits}
 		}
 		var pending []struct {
 			SenderID string `bun:"sender_id"`

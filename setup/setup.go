@@ -35,8 +35,10 @@ type File struct {
 type Workspace struct {
 	workspace.WorkspaceSpec `yaml:",inline"`
 	Bookings                bookings.Secrets `yaml:"bookings"`
-	Senders                 []senders.Spec   `yaml:"senders"`
-	Sequences               []sequences.Spec `yaml:"sequences"`
+	// Holidays are the workspace's days off: every sender's too.
+	Holidays  *senders.Holidays `yaml:"holidays"`
+	Senders   []senders.Spec    `yaml:"senders"`
+	Sequences []sequences.Spec  `yaml:"sequences"`
 }
 
 // Decode reads a setup file. Unknown fields are errors, so that a typo is
@@ -84,7 +86,7 @@ func Apply(ctx context.Context, d *db.DB, clock apikit.Clock, key secret.Key, f 
 			if err != nil {
 				return prefix(spec.Name, err)
 			}
-			c, err = ss.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone, Clients: clients}, spec.Senders)
+			c, err = ss.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone, Clients: clients, Holidays: spec.Holidays}, spec.Senders)
 			if err != nil {
 				return prefix(spec.Name, err)
 			}

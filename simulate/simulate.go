@@ -75,6 +75,9 @@ type Result struct {
 	Intents   map[string]int
 	OpenTasks int
 	Meetings  int
+	// Stopped counts the senders a guard stopped at the end, by the
+	// guard's code (low_acceptance_rate, high_bounce_rate).
+	Stopped map[string]int
 	// Phases is the wall time each part of the simulation took.
 	Phases Phases
 }
@@ -249,8 +252,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Performed = net.Performed()
 	res.Violations = net.Violations()
 	res.Actions = len(res.Performed)
+	res.Stopped = map[string]int{}
 	for _, spec := range cfg.Setup.Workspaces {
 		w, _ := ws.ByName(ctx, spec.Name)
+		all, err := ss.All(ctx, w.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			for _, r := range s.HealthReasons {
+				if slices.Contains(senders.StopCodes, r.Code) {
+					res.Stopped[r.Code]++
+				}
+			}
+		}
 		var counts []struct {
 			Kind string `bun:"kind"`
 			N    int    `bun:"n"`
@@ -530,7 +545,15 @@ func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
 	}
 	fmt.Fprintf(w, "Inbox: %d threads; replies read as %s. Open tasks: %d. Meetings booked: %d.\n", res.Threads, strings.Join(intents, ", "),
 		res.OpenTasks, res.Meetings)
-	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, do-not-contact, blacklist, reply-stop):\n")
+	var stopped []string
+	for _, code := range slices.Sorted(maps.Keys(res.Stopped)) {
+		stopped = append(stopped, fmt.Sprintf("%s %d", code, res.Stopped[code]))
+	}
+	if len(stopped) == 0 {
+		stopped = []string{"none"}
+	}
+	fmt.Fprintf(w, "Guards: senders stopped at the end: %s.\n", strings.Join(stopped, ", "))
+	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, spacing, hourly caps, holidays, withdrawals, do-not-contact, blacklist, reply-stop):\n")
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "  0 violations.")
 		return

@@ -171,11 +171,16 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Int64("seed", 1, "seed of the sandbox network and the synthetic leads")
 	n := fs.Int("leads", 2000, "synthetic leads per workspace")
 	start := fs.String("start", "", "first simulated day, YYYY-MM-DD (default today), from local midnight in the workspace's timezone")
+	ratesText := fs.String("rates", "", "the sandbox's outcome chances over its defaults, e.g. bounce=0.08,accept=0.05 (accept, reply, auto_reply, bounce)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *file == "" {
 		return usageError{"simulate: -f setup.yaml is required"}
+	}
+	rates, err := sandbox.ParseRates(*ratesText, sandbox.DefaultRates)
+	if err != nil {
+		return usageError{"simulate: " + err.Error()}
 	}
 	if *days < 1 || *n < 0 {
 		return usageError{"simulate: --days must be 1 or more and --leads 0 or more"}
@@ -195,7 +200,7 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	began := time.Now()
 	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: parsed, Days: *days, Seed: *seed, Leads: *n, Start: *start,
-		Rates: sandbox.DefaultRates, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Key: key})
+		Rates: rates, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Key: key})
 	if err != nil {
 		return err
 	}

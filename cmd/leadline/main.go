@@ -43,7 +43,7 @@ Usage:
                    [--metrics-addr ADDR]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
   leadline senders secret set|delete [--db …] --workspace NAME --sender NAME --name VAR   (set: the value on stdin)
-  leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD]
+  leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD] [--rates bounce=0.08,accept=0.05]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]
   leadline secrets rotate [--db …] [--new-key BASE64]

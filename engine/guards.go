@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/leadline/leadline/enrollments"
+	"github.com/leadline/leadline/senders"
+)
+
+// held parks an enrollment whose action a sender's guard holds back
+// (senders/guards.go): until the moment the guard gives, spread over the
+// sender's next slots (deferTo), or, for a guard that stops the sender,
+// until a manager resumes it. The tick remembers the hold, so that the
+// sender's other enrollments due now are parked without a second look.
+func (r *Runner) held(e *enrollments.Enrollment, s *senders.Sender, a senders.Action, b *senders.Blocked, now time.Time,
+	save func() (*call, bool, error)) (*call, bool, error) {
+	r.observer.Step(string(a), "held_"+b.Code)
+	if b.Until.IsZero() {
+		e.WaitOn(s.ID, a, b.Code, nil)
+		return save()
+	}
+	r.tickMu.Lock()
+	r.tick.blocked[deferKey{sender: s.ID, action: a}] = b
+	r.tickMu.Unlock()
+	until := r.deferTo(s, a, b)
+	e.WaitOn(s.ID, a, b.Code, &until)
+	return save()
+}
+
+// deferTo returns when an enrollment held by b should run again. A hold
+// that frees one action at a time (spacing, the hourly cap) hands the
+// sender's held enrollments successive slots a mean gap apart, so that
+// each wakes about when the sender can act again instead of all of them
+// at every gap; other holds wait for their moment, spread over the days
+// the sender's budget needs (postpone).
+func (r *Runner) deferTo(s *senders.Sender, a senders.Action, b *senders.Blocked) time.Time {
+	var step time.Duration
+	switch b.Code {
+	case senders.GuardSpacing:
+		lo, hi := s.SpacingOf()
+		step = (lo + hi) / 2
+	case senders.GuardHourlyCap:
+		step = time.Hour / time.Duration(max(s.HourlyCapOf(), 1))
+	default:
+		return r.postpone(s, a, b.Until)
+	}
+	_, end, open := s.Schedule.Window(b.Until, s.Location())
+	r.mu.Lock()
+	slot := r.paced[s.ID].Add(step)
+	if slot.Before(b.Until) {
+		slot = b.Until
+	}
+	past := open && !slot.Before(end)
+	if !past {
+		if len(r.paced) > 100000 {
+			clear(r.paced)
+		}
+		r.paced[s.ID] = slot
+	}
+	r.mu.Unlock()
+	if past {
+		// Past the working window: the next window's slots start afresh.
+		return r.postpone(s, a, end)
+	}
+	return slot
+}
+
+// guardStops returns the codes of the guards that stop each of ss, by
+// sender: what the health recheck may lift.
+func guardStops(ss []*senders.Sender) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range ss {
+		for _, r := range s.HealthReasons {
+			if slices.Contains(senders.StopCodes, r.Code) {
+				out[s.ID] = append(out[s.ID], r.Code)
+			}
+		}
+	}
+	return out
+}
+
+// wakeLifted wakes the enrollments that wait for a guard's stop the health
+// recheck lifted (a manager lowered the bar in the setup file).
+func (r *Runner) wakeLifted(ctx context.Context, ss []*senders.Sender, before map[string][]string, now time.Time) error {
+	after := guardStops(ss)
+	for _, s := range ss {
+		var lifted []string
+		for _, code := range before[s.ID] {
+			if !slices.Contains(after[s.ID], code) {
+				lifted = append(lifted, code)
+			}
+		}
+		if len(lifted) == 0 {
+			continue
+		}
+		if err := r.svc.enrollments.WakeWaiting(ctx, s.WorkspaceID, s.ID, lifted, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package senders
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/leadline/leadline/apikit"
+)
+
+// SampleOf names a sender whose recent history a guard reads, and the
+// moment its window starts (a manager's resumption; zero: its whole
+// history).
+type SampleOf struct {
+	SenderID string
+	Since    time.Time
+}
+
+// Sample is what a rate guard counts over a sender's window: the actions
+// and those that hit (invitations accepted, emails that bounced hard).
+type Sample struct {
+	Sent, Hits int
+}
+
+// EmailSend is an email a mailbox sent to a lead, and whether it bounced
+// hard: the bounce-rate guard's history.
+type EmailSend struct {
+	bun.BaseModel `bun:"table:email_sends"`
+
+	ID            string     `bun:"id,pk"`
+	SenderID      string     `bun:"sender_id"`
+	LeadID        string     `bun:"lead_id"`
+	SentAt        time.Time  `bun:"sent_at"`
+	HardBouncedAt *time.Time `bun:"hard_bounced_at"`
+}
+
+// epoch stands for "since the beginning" in a window's bound.
+var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func since(t time.Time) time.Time {
+	if t.Before(epoch) {
+		return epoch
+	}
+	return t
+}
+
+// Pace takes the sender's next action slot when it is free at now: the
+// slot then moves to next. It reports whether it took it, and otherwise
+// when the slot frees. The conditional upsert holds the sender's row, so
+// two runners cannot both take one slot.
+func (b *BunStore) Pace(ctx context.Context, senderID string, now, next time.Time) (bool, time.Time, error) {
+	var got []time.Time
+	if err := b.db.IDB(ctx).NewRaw(`INSERT INTO sender_pace (sender_id, next_at) VALUES (?, ?)
+		ON CONFLICT (sender_id) DO UPDATE SET next_at = EXCLUDED.next_at WHERE sender_pace.next_at <= ? RETURNING next_at`,
+		senderID, next, now).Scan(ctx, &got); err != nil {
+		return false, time.Time{}, err
+	}
+	if len(got) > 0 {
+		return true, next, nil
+	}
+	var at time.Time
+	err := b.db.IDB(ctx).NewRaw(`SELECT next_at FROM sender_pace WHERE sender_id = ?`, senderID).Scan(ctx, &at)
+	return false, at, err
+}
+
+// Unpace frees the slot Pace moved to next, as of now: the action it was
+// taken for did not happen.
+func (b *BunStore) Unpace(ctx context.Context, senderID string, next, now time.Time) error {
+	_, err := b.db.IDB(ctx).NewRaw(`UPDATE sender_pace SET next_at = ? WHERE sender_id = ? AND next_at = ?`, now, senderID, next).Exec(ctx)
+	return err
+}
+
+// sample counts, for each sender, over its latest rows of table (at most
+// last) sent in its window, the rows and those whose hit column is set:
+// one branch per sender, each through the sender's index.
+func (b *BunStore) sample(ctx context.Context, table, hit string, of []SampleOf, sentBefore time.Time, last int) (map[string]Sample, error) {
+	out := make(map[string]Sample, len(of))
+	for part := range slices.Chunk(of, statsChunk) {
+		var rows []struct {
+			SenderID string `bun:"sender_id"`
+			Sent     int    `bun:"sent"`
+			Hits     int    `bun:"hits"`
+		}
+		var q strings.Builder
+		args := make([]any, 0, 6*len(part))
+		for i, s := range part {
+			if i > 0 {
+				q.WriteString(" UNION ALL ")
+			}
+			q.WriteString(`SELECT ? AS sender_id, count(*) AS sent, count(r.?) AS hits FROM (SELECT ? FROM ? WHERE sender_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`)
+			args = append(args, s.SenderID, bun.Ident(hit), bun.Ident(hit), bun.Ident(table), s.SenderID, since(s.Since), sentBefore, last)
+		}
+		if err := b.db.IDB(ctx).NewRaw(q.String(), args...).Scan(ctx, &rows); err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.SenderID] = Sample{Sent: r.Sent, Hits: r.Hits}
+		}
+	}
+	return out, nil
+}
+
+// AcceptanceSample counts each sender's latest invitations (at most last)
+// sent in its window and before sentBefore, and those accepted.
+func (b *BunStore) AcceptanceSample(ctx context.Context, of []SampleOf, sentBefore time.Time, last int) (map[string]Sample, error) {
+	return b.sample(ctx, "invitations", "accepted_at", of, sentBefore, last)
+}
+
+// BounceSample counts each sender's latest emails (at most last) sent in
+// its window, and those that bounced hard.
+func (b *BunStore) BounceSample(ctx context.Context, of []SampleOf, last int) (map[string]Sample, error) {
+	return b.sample(ctx, "email_sends", "hard_bounced_at", of, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), last)
+}
+
+// InsertEmailSend records an email a mailbox sent.
+func (b *BunStore) InsertEmailSend(ctx context.Context, e *EmailSend) error {
+	_, err := b.db.IDB(ctx).NewInsert().Model(e).Exec(ctx)
+	return err
+}
+
+// MarkHardBounce marks the sender's latest email to the lead bounced
+// hard, and reports whether there was one not marked yet.
+func (b *BunStore) MarkHardBounce(ctx context.Context, senderID, leadID string, at time.Time) (bool, error) {
+	res, err := b.db.IDB(ctx).NewRaw(`UPDATE email_sends SET hard_bounced_at = ? WHERE hard_bounced_at IS NULL AND id = (
+		SELECT id FROM email_sends WHERE sender_id = ? AND lead_id = ? ORDER BY sent_at DESC LIMIT 1)`, at, senderID, leadID).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// StaleInvitations returns up to limit of the sender's pending invitations
+// sent before sentBefore, oldest first.
+func (b *BunStore) StaleInvitations(ctx context.Context, senderID string, sentBefore time.Time, limit int) ([]SentInvitation, error) {
+	var rows []Invitation
+	err := b.db.IDB(ctx).NewSelect().Model(&rows).Column("lead_id", "provider_id", "member_id", "sent_at").
+		Where("sender_id = ? AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, sentBefore).
+		OrderExpr("sent_at").Limit(int64(limit)).Scan(ctx)
+	out := make([]SentInvitation, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, SentInvitation{LeadID: r.LeadID, Invitation: apikit.Deref(r.ProviderID), MemberID: apikit.Deref(r.MemberID), SentAt: r.SentAt})
+	}
+	return out, err
+}
+
+// MarkWithdrawn marks the sender's pending invitation to the lead
+// withdrawn, and reports whether it was still pending.
+func (b *BunStore) MarkWithdrawn(ctx context.Context, senderID, leadID string, at time.Time) (bool, error) {
+	res, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("withdrawn_at = ?", at).
+		Where("sender_id = ? AND lead_id = ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, leadID).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
