@@ -60,7 +60,10 @@ func newLIRun(t *testing.T, e *env, pollEvery time.Duration) *liRun {
 	}
 	_, err = e.srv.senders.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone}, []senders.Spec{
 		{Name: "li", Channel: senders.LinkedIn, Transport: unipile.Name, Timezone: "UTC", Schedule: all,
-			Sections: (&unipile.Account{AccountID: liAccount, APIKeyEnv: "LEADLINE_TEST_LI_KEY", WebhookSecretEnv: "LEADLINE_TEST_LI_WEBHOOK", BaseURL: fake.URL}).Sections()},
+			Sections: (&unipile.Account{AccountID: liAccount, APIKeyEnv: "LEADLINE_TEST_LI_KEY", WebhookSecretEnv: "LEADLINE_TEST_LI_WEBHOOK", BaseURL: fake.URL}).Sections(),
+			// Each tick sends what is due: the test is about the account,
+			// not about spacing its actions out.
+			GuardSettings: senders.GuardSettings{Spacing: &senders.Spacing{Min: "0s", Max: "0s"}}},
 	})
 	is.NoErr(err)
 	_, err = e.srv.sequences.Apply(ctx, sequences.Owner{WorkspaceID: w.ID}, []sequences.Spec{
