@@ -196,7 +196,7 @@ func TestConnectAndRefresh(t *testing.T) {
 		is.True(strings.Contains(err.Error(), "reconnect"))
 		_, err = b.svc.AccessToken(ctx, b.sender, "google", false)
 		is.True(errors.Is(err, senders.ErrReconnect))
-		is.Equal(b.as.Refreshes(), 2) // not asked again
+		is.Equal(b.as.Refreshes(), 3) // the refused one; not asked again
 		c, err := b.svc.Connection(ctx, b.sender.ID)
 		is.NoErr(err)
 		is.True(c.RefusedAt != nil)

@@ -16,8 +16,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +50,7 @@ type Server struct {
 	codes   map[string]*grant
 	access  map[string]*grant
 	refresh map[string]*grant
-	// Refreshes counts the refresh_token grants served.
+	// refreshes counts the refresh_token grants asked for.
 	refreshes int
 }
 
@@ -95,7 +98,8 @@ func (s *Server) Approve(account string) {
 	s.account = account
 }
 
-// Refreshes is how many refresh_token grants the server served.
+// Refreshes is how many refresh_token grants the server was asked for
+// (refused ones too).
 func (s *Server) Refreshes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -217,11 +221,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	case "refresh_token":
 		old := r.PostForm.Get("refresh_token")
 		g = s.refresh[old]
+		s.refreshes++
 		if g == nil {
 			fail(w, http.StatusBadRequest, "invalid_grant", "the refresh token is unknown or revoked")
 			return
 		}
-		s.refreshes++
 		rt = old
 		if s.Rotate {
 			delete(s.refresh, old)
@@ -289,4 +293,29 @@ func (s *Server) introspect(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"active": true, "scope": g.scope, "client_id": s.ClientID, "token_type": "Bearer",
 		"username": g.account, "email": g.account, "exp": g.expires.Unix()})
+}
+
+// DovecotAddr is where the test Dovecot asks to introspect tokens
+// (.ci/mail/oauth2.conf.ext): a fixed loopback port.
+const DovecotAddr = "127.0.0.1:10090"
+
+// StartForDovecot starts a server at DovecotAddr, where the test Dovecot
+// checks XOAUTH2 and OAUTHBEARER tokens. One test at a time holds the
+// port, across processes (go test runs packages at once): it waits for a
+// lock file that the test before it holds until it ends.
+func StartForDovecot(t testing.TB, clock apikit.Clock) *Server {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "leadline-oauthtest-10090.lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("oauthtest: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("oauthtest: lock: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
+	return StartAt(t, clock, DovecotAddr)
 }
