@@ -87,7 +87,7 @@ func TestOAuthMailboxOnRealServers(t *testing.T) {
 		is.True(ok)
 		is.Equal(te.Signal, senders.SignalAuthFailed)
 		is.True(strings.Contains(te.Message, "reconnect"))
-		is.Equal(as.Refreshes(), 3) // the refused refresh
+		is.Equal(as.Refreshes(), 3)                                  // the refused refresh
 		is.NoErr(e.pl.Senders.Signal(ctx, s, te.Signal, te.Message)) // as the runner records it
 		_, err = reader.Once(ctx, s)
 		te, ok = senders.AsTransportError(err)
