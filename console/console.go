@@ -116,6 +116,7 @@ func (c *Console) routes() {
 	c.routesSettings()
 	c.routesSequences()
 	c.routesSenders()
+	c.routesOAuth()
 }
 
 // ServeHTTP serves a console path with the headers every console answer

@@ -13,6 +13,7 @@ import (
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/enrollments"
 	"github.com/leadline/leadline/internal/db"
+	"github.com/leadline/leadline/oauth"
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/transports/email"
@@ -274,6 +275,12 @@ type senderData struct {
 	// Domain is the check of an email sender's domain (MX, SPF, DKIM,
 	// DMARC); nil for other senders.
 	Domain *email.DomainReport
+	// Connection is the mailbox's account connected with OAuth (nil:
+	// none), ConnectWith the providers it can be connected at and
+	// Provider the one its settings sign in with (managers only).
+	Connection  *oauth.Connection
+	ConnectWith []oauth.Provider
+	Provider    string
 }
 
 type secretState struct{ Name, State string }
@@ -445,6 +452,17 @@ func (c *Console) renderSender(rq *Request, status int, s *senders.Sender, f *se
 				st = "missing: type it in, or set the environment variable"
 			}
 			d.Secrets = append(d.Secrets, secretState{n, st})
+		}
+		if s.Channel == senders.Email && s.Transport == email.Name {
+			if d.Connection, err = c.pl.OAuth.Connection(rq.Ctx, s.ID); err != nil {
+				return err
+			}
+			d.Provider = email.Provider(s.Settings)
+			for _, n := range oauth.Names {
+				if d.Provider == "" || d.Provider == n {
+					d.ConnectWith = append(d.ConnectWith, oauth.Providers[n])
+				}
+			}
 		}
 		if f == nil {
 			sf := formOf(s)

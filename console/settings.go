@@ -43,7 +43,7 @@ type settingsTab struct {
 // settingsTabs are the settings' pages. A member has do-not-contact
 // alone; the others are a manager's.
 var settingsTabs = []settingsTab{{"keys", "API keys", apikit.RoleManager}, {"webhooks", "Webhooks", apikit.RoleManager},
-	{"suppressions", "Do not contact", apikit.RoleMember}, {"blacklist", "Blacklist", apikit.RoleManager}}
+	{"suppressions", "Do not contact", apikit.RoleMember}, {"blacklist", "Blacklist", apikit.RoleManager}, {"mail", "Mail providers", apikit.RoleManager}}
 
 // settingsTabs are the tabs the member may open, in order.
 func (rq *Request) settingsTabs() []settingsTab {

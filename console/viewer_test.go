@@ -46,12 +46,14 @@ func (e *env) viewerWorld() *viewerWorld {
 	_, err = e.pl.Workspaces.AddBlacklist(ctx, w.owner, "company", []string{"umbrella-blacklisted"})
 	e.must(err)
 	vw := &viewerWorld{world: w, ids: map[string][2]string{
-		"/inbox/{id}":            {w.annThread, w.cyThread},
-		"/inbox/{id}/messages":   {w.annThread, w.cyThread},
-		"/leads/{id}":            {w.ann, w.cy},
-		"/senders/{id}":          {sender["globex-mail"], sender["initech-mail"]},
-		"/sequences/{id}":        {w.seqs["Globex"], w.seqs["Initech"]},
-		"/sequences/{id}/enroll": {w.seqs["Globex"], w.seqs["Initech"]},
+		"/inbox/{id}":          {w.annThread, w.cyThread},
+		"/inbox/{id}/messages": {w.annThread, w.cyThread},
+		"/leads/{id}":          {w.ann, w.cy},
+		"/senders/{id}":        {sender["globex-mail"], sender["initech-mail"]},
+		// A provider the sweep fills in with the id: refused, 422.
+		"/senders/{id}/connect/{provider}": {sender["globex-mail"], sender["initech-mail"]},
+		"/sequences/{id}":                  {w.seqs["Globex"], w.seqs["Initech"]},
+		"/sequences/{id}/enroll":           {w.seqs["Globex"], w.seqs["Initech"]},
 		// Imports: an unknown id here; leads_test.go opens another
 		// client's import.
 		"/imports/{id}":              {"", apikit.NewID()},

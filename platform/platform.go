@@ -20,6 +20,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/secret"
 	"github.com/leadline/leadline/leads"
+	"github.com/leadline/leadline/oauth"
 	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
@@ -68,6 +69,10 @@ type Platform struct {
 	// SecretKey), and the platform's credentials: a stored secret first,
 	// else the environment variable of its name.
 	SenderSecrets *senders.Secrets
+	// OAuth keeps the workspaces' OAuth apps at Google and Microsoft and
+	// the mailboxes connected with them (refresh tokens sealed under
+	// SecretKey); the email transport signs in with its access tokens.
+	OAuth *oauth.Service
 	// Inbound is the durable queue that pushed events (scheduling
 	// providers' webhooks) wait in for a runner.
 	Inbound *engine.Queue
@@ -92,6 +97,7 @@ func New(cfg Config) *Platform {
 	p.Leads = leads.NewService(d, clock, p.Workspaces, p.Log)
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.SenderSecrets = senders.NewSecrets(d, clock, cfg.SecretKey)
+	p.OAuth = oauth.NewService(d, clock, cfg.SecretKey, cfg.Logger)
 	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Workspaces, p.Log)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)

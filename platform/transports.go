@@ -41,7 +41,7 @@ func (p *Platform) env(o Outside) senders.Env {
 			return leads.UnsubscribeToken(p.SecretKey, workspaceID, leadID)
 		}
 	}
-	return senders.Env{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Credentials: o.Credentials, Sink: p.Inbound, Invitations: p.Senders,
+	return senders.Env{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Credentials: o.Credentials, Tokens: p.OAuth, Sink: p.Inbound, Invitations: p.Senders,
 		Senders: p.Senders.ByTransport, PublicURL: o.PublicURL, UnsubscribeToken: token, HTTPClient: o.HTTPClient, Seed: o.Seed}
 }
 

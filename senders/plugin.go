@@ -50,6 +50,9 @@ type Env struct {
 	Clock       apikit.Clock
 	Logger      *slog.Logger
 	Credentials Credentials
+	// Tokens give the access tokens of the mailboxes connected with OAuth
+	// (nil: none is).
+	Tokens Tokens
 	// Sink is the durable inbound queue.
 	Sink InboundSink
 	// Invitations are the senders' pending invitations as leadline

@@ -43,6 +43,9 @@ Usage:
                    [--metrics-addr ADDR]
   leadline senders check [--db …] --workspace NAME [--sender NAME] [--send-test ADDRESS]
   leadline senders secret set|delete [--db …] --workspace NAME --sender NAME --name VAR   (set: the value on stdin)
+  leadline senders connect [--db …] --workspace NAME --sender NAME --provider google|microsoft [--public-url URL]
+  leadline oauth set [--db …] --workspace NAME --provider google|microsoft --client-id ID (--secret-env VAR | --secret-stdin)
+                   [--auth-url URL] [--token-url URL]
   leadline simulate -f setup.yaml [--db FILE] [--days 30] [--seed 1] [--leads 2000] [--start YYYY-MM-DD] [--rates bounce=0.08,accept=0.05]
   leadline events export --workspace NAME [--since T] [--db …]
   leadline reports rebuild --workspace NAME [--db …]
@@ -141,6 +144,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSecrets(ctx, args[1:], stdout)
 	case "senders":
 		return cmdSenders(ctx, args[1:], stdout, stderr)
+	case "oauth":
+		return cmdOAuth(ctx, args[1:], stdout, stderr)
 	case "classifier":
 		return cmdClassifier(ctx, args[1:], stdout)
 	case "help", "-h", "--help":

@@ -21,10 +21,12 @@ func cmdSenders(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	switch {
 	case len(args) > 0 && args[0] == "check":
 		return cmdSendersCheck(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "connect":
+		return cmdSendersConnect(ctx, args[1:], stdout, stderr)
 	case len(args) > 1 && args[0] == "secret" && (args[1] == "set" || args[1] == "delete"):
 		return cmdSendersSecret(ctx, args[1], args[2:], stdout, stderr)
 	}
-	return usageError{"senders: the commands are 'senders check', 'senders secret set' and 'senders secret delete'"}
+	return usageError{"senders: the commands are 'senders check', 'senders connect', 'senders secret set' and 'senders secret delete'"}
 }
 
 // stdin is where `senders secret set` reads the secret (a test sets it).

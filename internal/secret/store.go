@@ -51,11 +51,20 @@ var (
 	// the clear: it cannot create a secret they could carry.
 	StoredAnswers = Column{Table: "idempotency", Name: "body", IDs: []string{"key_id", "idem_key"}, Binary: true,
 		What: "stored idempotent answers", Optional: true}
+	// OAuthAppSecrets are the client secrets of the OAuth apps workspaces
+	// registered with Google or Microsoft, by workspace and provider.
+	OAuthAppSecrets = Column{Table: "oauth_apps", Name: "secret", IDs: []string{"workspace_id", "provider"}, What: "OAuth apps' client secrets"}
+	// OAuthVerifiers are the PKCE code verifiers of the connects in
+	// progress, by state.
+	OAuthVerifiers = Column{Table: "oauth_states", Name: "verifier", IDs: []string{"id"}, What: "OAuth code verifiers"}
+	// OAuthTokens are the refresh tokens of the mailboxes connected with
+	// OAuth, by sender.
+	OAuthTokens = Column{Table: "oauth_tokens", Name: "refresh_token", IDs: []string{"sender_id"}, What: "OAuth refresh tokens"}
 )
 
 // Columns are every column that keeps sealed values: what Prepare and
 // Rotate go through. A new kind of secret adds its column here.
-var Columns = []Column{WebhookSecrets, BookingSecrets, SenderSecrets, StoredAnswers}
+var Columns = []Column{WebhookSecrets, BookingSecrets, SenderSecrets, StoredAnswers, OAuthAppSecrets, OAuthVerifiers, OAuthTokens}
 
 // arg is v as the column's type takes it.
 func (c Column) arg(v []byte) any {

@@ -42,7 +42,7 @@ func (t *Transport) Check(ctx context.Context, s *senders.Sender) []senders.Chec
 		}
 	}
 	if m := imapOf(s); m != nil {
-		c, err := dialIMAP(ctx, t.cfg.Credentials, t.cfg.Logger, s, nil)
+		c, err := dialIMAP(ctx, t.keys(), t.cfg.Logger, s, nil)
 		if !add("imap "+addr(m)+" login as "+m.Username, err, "signed in ("+security(m)+")") {
 			return out
 		}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/emersion/go-imap/v2/imapclient"
@@ -37,15 +38,30 @@ type login struct {
 	username string
 	secret   string
 	oauth    bool // secret is an OAuth 2.0 access token (XOAUTH2)
+	// connected: the access token is leadline's, for the account
+	// connected with the provider (auth: oauth); a refused one is
+	// refreshed once.
+	connected bool
 }
 
-// loginOf reads the secret m names for sender s.
-func loginOf(ctx context.Context, creds senders.Credentials, s *senders.Sender, m *Server, which string) (login, error) {
+// keys are where the secrets come from: the credentials the settings name,
+// and the access tokens of connected accounts.
+type keys struct {
+	creds  senders.Credentials
+	tokens senders.Tokens
+}
+
+// loginOf reads the secret m names for sender s; for auth: oauth, the
+// connected account's access token (a new one when fresh).
+func loginOf(ctx context.Context, k keys, s *senders.Sender, m *Server, which string, fresh bool) (login, error) {
+	if m.Auth == "oauth" {
+		return oauthLogin(ctx, k, s, m, which, fresh)
+	}
 	name, oauth := m.PasswordEnv, false
 	if m.Auth == "xoauth2" {
 		name, oauth = m.TokenEnv, true
 	}
-	v, err := creds.Secret(ctx, s, name)
+	v, err := k.creds.Secret(ctx, s, name)
 	if err != nil {
 		if errors.Is(err, senders.ErrCredentialsMissing) {
 			return login{}, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: CodeCredentialsMissing,
@@ -54,6 +70,34 @@ func loginOf(ctx context.Context, creds senders.Credentials, s *senders.Sender, 
 		return login{}, err
 	}
 	return login{username: m.Username, secret: v, oauth: oauth}, nil
+}
+
+// oauthLogin is the access token of the account s is connected with. An
+// account never connected is credentials_missing; one whose refresh token
+// the provider refused is auth_failed, whose remedy is to reconnect it
+// (nothing asks the provider again until then); a token endpoint that
+// cannot be reached is connection_failed.
+func oauthLogin(ctx context.Context, k keys, s *senders.Sender, m *Server, which string, fresh bool) (login, error) {
+	provider := m.OAuth.Provider
+	if k.tokens == nil {
+		return login{}, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: CodeCredentialsMissing,
+			Message: which + ": this program connects no " + provider + " accounts (it has no OAuth token store); sign in with a password or token_env."}
+	}
+	tok, err := k.tokens.AccessToken(ctx, s, provider, fresh)
+	switch {
+	case err == nil:
+		return login{username: m.Username, secret: tok, oauth: true, connected: true}, nil
+	case errors.Is(err, senders.ErrNotConnected):
+		return login{}, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeCredentialsMissing, Signal: CodeCredentialsMissing,
+			Message: fmt.Sprintf("%s: %v.", which, err)}
+	case errors.Is(err, senders.ErrReconnect):
+		return login{}, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAuthFailed, Signal: CodeAuthFailed,
+			Message: fmt.Sprintf("%s: %v.", which, err)}
+	case ctx.Err() != nil:
+		return login{}, ctx.Err()
+	}
+	return login{}, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
+		Message: fmt.Sprintf("%s: no access token for %s: %v.", which, m.Username, err)}
 }
 
 // tlsConfig is how m's certificate is verified: against the system's
@@ -105,10 +149,12 @@ func connectionFailed(which string, m *Server, err error) error {
 
 // authFailed is a sender-level error for credentials a server refused.
 func authFailed(which string, m *Server, err error) error {
-	name := m.PasswordEnv
-	if m.Auth == "xoauth2" {
-		name = m.TokenEnv
+	if m.Auth == "oauth" {
+		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAuthFailed, Signal: CodeAuthFailed,
+			Message: fmt.Sprintf("%s %s refused a fresh access token for %s: %v. Check that the mailbox may use %s with OAuth (an admin may have to allow it), or reconnect the account.",
+				which, addr(m), m.Username, err, strings.ToUpper(which))}
 	}
+	name := m.secretEnv()
 	return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeAuthFailed, Signal: CodeAuthFailed,
 		Message: fmt.Sprintf("%s %s refused %s: %v. Check the username and the secret in %s (an app password where the provider asks for one).", which, addr(m), m.Username, err, name)}
 }
@@ -116,13 +162,13 @@ func authFailed(which string, m *Server, err error) error {
 // dialIMAP connects to sender s's IMAP server and signs in. A failure is a
 // sender-level *senders.TransportError: connection_failed, auth_failed or
 // credentials_missing.
-func dialIMAP(ctx context.Context, creds senders.Credentials, log *slog.Logger, s *senders.Sender, opts *imapclient.Options) (*imapclient.Client, error) {
+func dialIMAP(ctx context.Context, k keys, log *slog.Logger, s *senders.Sender, opts *imapclient.Options) (*imapclient.Client, error) {
 	m := imapOf(s)
 	if m == nil {
 		return nil, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
 			Message: "the sender has no imap settings"}
 	}
-	who, err := loginOf(ctx, creds, s, m, "imap")
+	who, err := loginOf(ctx, k, s, m, "imap", false)
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +214,15 @@ func dialIMAP(ctx context.Context, creds senders.Credentials, log *slog.Logger, 
 	}
 	if who.oauth {
 		err = c.Authenticate(xoauth2(who.username, who.secret))
+		if err != nil && who.connected && ctx.Err() == nil {
+			// The server refused the token: a new one, once, on the same
+			// connection.
+			if who, err = loginOf(ctx, k, s, m, "imap", true); err != nil {
+				c.Close()
+				return nil, err
+			}
+			err = c.Authenticate(xoauth2(who.username, who.secret))
+		}
 	} else {
 		err = c.Login(who.username, who.secret).Wait()
 	}

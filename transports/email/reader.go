@@ -38,8 +38,10 @@ type Reader struct {
 	Sink    senders.InboundSink
 	States  *States
 	Creds   senders.Credentials
-	Clock   apikit.Clock
-	Log     *slog.Logger
+	// Tokens give the access tokens of connected accounts (auth: oauth).
+	Tokens senders.Tokens
+	Clock  apikit.Clock
+	Log    *slog.Logger
 	// Owner names this reader in the leases; unique per process.
 	Owner string
 
@@ -249,7 +251,7 @@ func (r *Reader) open(ctx context.Context, s *senders.Sender) (*mailboxConn, err
 		x.folder = "INBOX"
 	}
 	var err error
-	x.c, err = dialIMAP(ctx, r.Creds, r.Log, s, &imapclient.Options{UnilateralDataHandler: &imapclient.UnilateralDataHandler{
+	x.c, err = dialIMAP(ctx, keys{creds: r.Creds, tokens: r.Tokens}, r.Log, s, &imapclient.Options{UnilateralDataHandler: &imapclient.UnilateralDataHandler{
 		Mailbox: func(d *imapclient.UnilateralDataMailbox) {
 			if d.NumMessages != nil {
 				select {

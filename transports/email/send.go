@@ -19,18 +19,31 @@ func (t *Transport) smtpConn(ctx context.Context, b *box, s *senders.Sender) err
 	if b.smtp != nil {
 		return nil
 	}
+	refused, err := t.smtpDial(ctx, b, s, false)
+	if refused && smtpOf(s).Auth == "oauth" && ctx.Err() == nil {
+		// The server refused the connected account's access token: a new
+		// one, once.
+		_, err = t.smtpDial(ctx, b, s, true)
+	}
+	return err
+}
+
+// smtpDial connects b to s's SMTP server and signs in, with a fresh
+// access token when fresh (auth: oauth); refused reports that the server
+// refused the credentials.
+func (t *Transport) smtpDial(ctx context.Context, b *box, s *senders.Sender, fresh bool) (refused bool, err error) {
 	m := smtpOf(s)
 	if m == nil {
-		return &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
+		return false, &senders.TransportError{Kind: senders.SenderLevel, Code: CodeConnectionFailed, Signal: CodeConnectionFailed,
 			Message: "the sender has no smtp settings"}
 	}
-	who, err := loginOf(ctx, t.cfg.Credentials, s, m, "smtp")
+	who, err := loginOf(ctx, t.keys(), s, m, "smtp", fresh)
 	if err != nil {
-		return err
+		return false, err
 	}
 	cfg, err := tlsConfig(m)
 	if err != nil {
-		return connectionFailed("smtp", m, err)
+		return false, connectionFailed("smtp", m, err)
 	}
 	warnInsecure(t.cfg.Logger, s, m, "smtp")
 	opts := []mail.Option{mail.WithPort(m.Port), mail.WithTimeout(t.cfg.Timeout), mail.WithTLSConfig(cfg),
@@ -54,19 +67,19 @@ func (t *Transport) smtpConn(ctx context.Context, b *box, s *senders.Sender) err
 	}
 	c, err := mail.NewClient(m.Host, opts...)
 	if err != nil {
-		return connectionFailed("smtp", m, err)
+		return false, connectionFailed("smtp", m, err)
 	}
 	if err := c.DialWithContext(ctx); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 		if isAuthError(err) {
-			return authFailed("smtp", m, err)
+			return true, authFailed("smtp", m, err)
 		}
-		return connectionFailed("smtp", m, err)
+		return false, connectionFailed("smtp", m, err)
 	}
 	b.smtp = c
-	return nil
+	return false, nil
 }
 
 // helo is the name the client greets with: the sender's domain.

@@ -42,7 +42,7 @@ func (t *Transport) imapConn(ctx context.Context, b *box, s *senders.Sender) (*i
 			return b.imap, nil
 		}
 	}
-	c, err := dialIMAP(ctx, t.cfg.Credentials, t.cfg.Logger, s, nil)
+	c, err := dialIMAP(ctx, t.keys(), t.cfg.Logger, s, nil)
 	if err != nil {
 		return nil, err
 	}

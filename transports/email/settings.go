@@ -24,10 +24,15 @@ type Server struct {
 	// Security is tls, starttls or none (a relay on the same host).
 	Security string `json:"security" yaml:"security"`
 	Username string `json:"username" yaml:"username"`
-	// Auth is password (the default) or xoauth2.
+	// Auth is password (the default), xoauth2 (an access token in
+	// token_env, obtained by a program of the user's) or oauth (the
+	// account connected with Google or Microsoft: leadline obtains and
+	// refreshes the tokens).
 	Auth        string `json:"auth,omitempty" yaml:"auth"`
 	PasswordEnv string `json:"password_env,omitempty" yaml:"password_env"`
 	TokenEnv    string `json:"token_env,omitempty" yaml:"token_env"`
+	// OAuth names the provider of auth: oauth.
+	OAuth *OAuth `json:"oauth,omitempty" yaml:"oauth"`
 	// CAFile trusts a private certificate authority.
 	CAFile string `json:"ca_file,omitempty" yaml:"ca_file"`
 	// DisplayName is the name in the From header (SMTP only).
@@ -41,12 +46,36 @@ type Server struct {
 	Sent  string `json:"sent,omitempty" yaml:"sent"`
 }
 
-// secretEnv is the name of the variable that holds m's secret.
+// OAuth is how a server's auth: oauth signs in: with an access token for
+// the account connected at Provider (google or microsoft), over XOAUTH2.
+type OAuth struct {
+	Provider string `json:"provider" yaml:"provider"`
+}
+
+// oauthProviders are the providers a mailbox can be connected at.
+var oauthProviders = []string{"google", "microsoft"}
+
+// secretEnv is the name of the variable that holds m's secret ("" for
+// auth: oauth, which names none).
 func (m *Server) secretEnv() string {
-	if m.Auth == "xoauth2" {
+	switch m.Auth {
+	case "xoauth2":
 		return m.TokenEnv
+	case "oauth":
+		return ""
 	}
 	return m.PasswordEnv
+}
+
+// Provider is the provider the sender's mailbox is connected at (auth:
+// oauth on its smtp or imap server), "" when it signs in otherwise.
+func Provider(set senders.Settings) string {
+	for _, which := range []string{"smtp", "imap"} {
+		if m, _ := senders.Section[Server](set, which); m != nil && m.Auth == "oauth" && m.OAuth != nil {
+			return m.OAuth.Provider
+		}
+	}
+	return ""
 }
 
 // Sections are a mailbox's settings sections, as a setup's sender or a
@@ -69,11 +98,13 @@ func init() {
 		TransportKind: senders.TransportKind{Name: Name, Channel: senders.Email, Threads: true, Actions: []senders.Action{senders.SendEmail},
 			Sections: []string{"smtp", "imap"}, Check: check, Secrets: secrets},
 		New: func(env senders.Env) senders.Transport {
-			return New(Config{Credentials: env.Credentials, Clock: env.Clock, Logger: env.Logger, PublicURL: env.PublicURL, Token: env.UnsubscribeToken})
+			return New(Config{Credentials: env.Credentials, Tokens: env.Tokens, Clock: env.Clock, Logger: env.Logger, PublicURL: env.PublicURL, Token: env.UnsubscribeToken})
 		},
 		Reader: func(env senders.Env) senders.Runner {
 			list := func(ctx context.Context) ([]*senders.Sender, error) { return env.Senders(ctx, Name) }
-			return NewReader(list, env.Sink, NewStates(env.DB), env.Credentials, env.Clock, env.Logger)
+			r := NewReader(list, env.Sink, NewStates(env.DB), env.Credentials, env.Clock, env.Logger)
+			r.Tokens = env.Tokens
+			return r
 		},
 		Form: &senders.Form{Fieldsets: fieldsets, Read: readForm},
 	})
@@ -133,8 +164,18 @@ func (m *Server) check(which string) error {
 		if err := senders.CheckEnv(which+".token_env", m.TokenEnv, true); err != nil {
 			return err
 		}
+	case "oauth":
+		if m.PasswordEnv != "" || m.TokenEnv != "" {
+			return fmt.Errorf("%s: auth oauth names no password_env or token_env (leadline keeps the connected account's tokens)", which)
+		}
+		if m.OAuth == nil || !slices.Contains(oauthProviders, m.OAuth.Provider) {
+			return fmt.Errorf("%s.oauth.provider is google or microsoft (the provider the account is connected at)", which)
+		}
 	default:
-		return fmt.Errorf("%s.auth is password or xoauth2, not %q", which, m.Auth)
+		return fmt.Errorf("%s.auth is password, xoauth2 or oauth, not %q", which, m.Auth)
+	}
+	if m.OAuth != nil && m.Auth != "oauth" {
+		return fmt.Errorf("%s.oauth goes with auth: oauth", which)
 	}
 	if which == "smtp" && (m.Inbox != "" || m.Sent != "") {
 		return errors.New("smtp takes no inbox or sent folder (those are imap's)")
@@ -156,7 +197,7 @@ func (m *Server) check(which string) error {
 
 var (
 	securities = []string{"tls", "starttls", "none"}
-	auths      = []string{"password", "xoauth2"}
+	auths      = []string{"password", "xoauth2", "oauth"}
 )
 
 // fieldsets are the console's form for a mailbox: one fieldset per server.
@@ -179,7 +220,8 @@ func fieldsets(set senders.Settings) []senders.Fieldset {
 			f("port", "Port", "number", port),
 			{Name: which + ".security", Label: "Security", Type: "select", Value: m.Security, Options: securities},
 			f("username", "Username", "text", m.Username),
-			{Name: which + ".auth", Label: "Authentication", Type: "select", Value: m.Auth, Options: auths},
+			{Name: which + ".auth", Label: "Authentication (oauth: the account connected with Google or Microsoft on the sender's page)", Type: "select", Value: m.Auth, Options: auths},
+			{Name: which + ".oauth_provider", Label: "OAuth provider (auth oauth)", Type: "select", Value: providerOf(m), Options: append([]string{""}, oauthProviders...)},
 			f("secret", "Password or token (typed in: stored sealed; leave empty to keep the stored one or use the variable)", "password", ""),
 			{Name: which + ".secret_env", Label: "…or the environment variable that holds it", Type: "text", Value: m.secretEnv(), Placeholder: "MAILBOX_PASSWORD"},
 			f("ca_file", "CA file (a private certificate authority)", "text", m.CAFile),
@@ -194,6 +236,13 @@ func fieldsets(set senders.Settings) []senders.Fieldset {
 		out = append(out, senders.Fieldset{Legend: which + " server", Fields: fields})
 	}
 	return out
+}
+
+func providerOf(m *Server) string {
+	if m.OAuth == nil {
+		return ""
+	}
+	return m.OAuth.Provider
 }
 
 // readForm reads the console's form for a mailbox.
@@ -212,15 +261,19 @@ func readForm(v url.Values, name func(what string) string) (senders.Settings, ma
 			m.Port = n
 		}
 		env := get("secret_env")
-		if secret := v.Get(which + ".secret"); secret != "" {
+		if secret := v.Get(which + ".secret"); secret != "" && m.Auth != "oauth" {
 			if env == "" {
 				env = name(strings.ToUpper(which) + "_SECRET")
 			}
 			typed[env] = secret
 		}
-		if m.Auth == "xoauth2" {
+		switch m.Auth {
+		case "xoauth2":
 			m.TokenEnv = env
-		} else {
+		case "oauth":
+			// The connected account's tokens are leadline's: no secret.
+			m.OAuth = &OAuth{Provider: get("oauth_provider")}
+		default:
 			m.PasswordEnv = env
 		}
 		servers[i] = m

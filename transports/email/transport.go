@@ -19,8 +19,11 @@ type Config struct {
 	// Credentials give the secrets the senders' settings name; default:
 	// the process's environment.
 	Credentials senders.Credentials
-	Clock       apikit.Clock
-	Logger      *slog.Logger
+	// Tokens give the access tokens of the mailboxes connected with
+	// Google or Microsoft (auth: oauth); nil: none can be.
+	Tokens senders.Tokens
+	Clock  apikit.Clock
+	Logger *slog.Logger
 	// PublicURL is the base of unsubscribe links; without one,
 	// List-Unsubscribe is a mailto: of the sender's address.
 	PublicURL string
@@ -71,6 +74,9 @@ func New(cfg Config) *Transport {
 	}
 	return &Transport{cfg: cfg, boxes: map[string]*box{}}
 }
+
+// keys are where t's secrets come from.
+func (t *Transport) keys() keys { return keys{creds: t.cfg.Credentials, tokens: t.cfg.Tokens} }
 
 var _ senders.Transport = (*Transport)(nil)
 var _ senders.Prober = (*Transport)(nil)
