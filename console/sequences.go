@@ -551,4 +551,3 @@ func (c *Console) sequenceStatus(rq *Request, fn func(context.Context, apikit.Pr
 	rq.Redirect("/sequences/" + q.ID)
 	return nil
 }
-
