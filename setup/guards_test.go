@@ -24,14 +24,7 @@ func TestApplyGuards(t *testing.T) {
 		is := is.New(t)
 		ctx := context.Background()
 		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-		apply := func(text string) error {
-			f, err := setup.Decode(strings.NewReader(text))
-			if err != nil {
-				return err
-			}
-			_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
-			return err
-		}
+		apply := applier(ctx, d, clock)
 		guarded := strings.Replace(file, "    senders:\n", "    holidays: {country: DE}\n    senders:\n", 1)
 		guarded = strings.Replace(guarded, "{name: anna, channel: linkedin, client: Globex}",
 			"{name: anna, channel: linkedin, client: Globex, spacing: {min: 1m, max: 2m}, min_acceptance_rate: 0.2, holidays: {dates: [2026-12-24]}}", 1)
@@ -55,4 +48,16 @@ func TestApplyGuards(t *testing.T) {
 		is.True(s.Holiday("2026-12-24"))          // its own
 		is.True(s.Holiday("2026-12-25"))          // Germany's
 	})
+}
+
+// applier returns a function that decodes a setup text and applies it on d.
+func applier(ctx context.Context, d *db.DB, clock apikit.Clock) func(text string) error {
+	return func(text string) error {
+		f, err := setup.Decode(strings.NewReader(text))
+		if err != nil {
+			return err
+		}
+		_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
+		return err
+	}
 }
