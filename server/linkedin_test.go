@@ -60,7 +60,9 @@ func newLIRun(t *testing.T, e *env, pollEvery time.Duration) *liRun {
 	}
 	_, err = e.srv.senders.Apply(ctx, senders.Owner{WorkspaceID: w.ID, Timezone: w.Timezone}, []senders.Spec{
 		{Name: "li", Channel: senders.LinkedIn, Transport: senders.TransportUnipile, Timezone: "UTC", Schedule: all,
-			Unipile: &senders.Unipile{AccountID: liAccount, APIKeyEnv: "LEADLINE_TEST_LI_KEY", WebhookSecretEnv: "LEADLINE_TEST_LI_WEBHOOK", BaseURL: fake.URL}},
+			Unipile: &senders.Unipile{AccountID: liAccount, APIKeyEnv: "LEADLINE_TEST_LI_KEY", WebhookSecretEnv: "LEADLINE_TEST_LI_WEBHOOK", BaseURL: fake.URL},
+			// Spacing off: a tick sends every due invitation (docs/GUARDS.md).
+			GuardSettings: senders.GuardSettings{Spacing: &senders.Spacing{Min: "0s", Max: "0s"}}},
 	})
 	is.NoErr(err)
 	_, err = e.srv.sequences.Apply(ctx, sequences.Owner{WorkspaceID: w.ID}, []sequences.Spec{
