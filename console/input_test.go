@@ -220,6 +220,10 @@ func TestNoValueAnswers5xx(t *testing.T) {
 		}
 		_, err = d.NewRaw("UPDATE webhooks SET enabled = ? WHERE id IN (SELECT id FROM webhooks LIMIT 1)", false).Exec(ctx)
 		is.NoErr(err)
+		// A guard's stop, whose Resume button posts.
+		_, err = d.NewRaw(`UPDATE senders SET health = 'warning', health_reasons = ?`,
+			`[{"code":"high_bounce_rate","message":"Too many hard bounces.","remedy":"Clean the list, then resume."}]`).Exec(ctx)
+		is.NoErr(err)
 		_, err = e.pl.Inbox.SetIntent(ctx, vw.owner, vw.annThread, inbox.NotNow)
 		is.NoErr(err)
 		_, err = e.pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: vw.owner.WorkspaceID, Clients: vw.clients},

@@ -37,6 +37,7 @@ func (c *Console) routesSenders() {
 	c.handle("GET /senders/{id}", apikit.RoleClientViewer, c.senderPage)
 	c.handle("POST /senders/{id}", apikit.RoleManager, c.saveSender)
 	c.handle("POST /senders/{id}/check", apikit.RoleManager, c.checkSender)
+	c.handle("POST /senders/{id}/resume", apikit.RoleManager, c.resumeSender)
 }
 
 type senderRow struct {

@@ -32,7 +32,7 @@ var stallCodes = slices.Concat([]string{"sender_paused", "sender_restricted", "s
 	senders.TransportSignals, senders.StopCodes)
 
 // Checks are the runner's periodic duties, at most once an hour of the
-// clock: senders' health (and the withdrawal of stale invitations),
+// clock: senders' health, the withdrawal of stale invitations,
 // running-dry and stall alerts, and enrichment with the profile views
 // senders have left.
 func (r *Runner) Checks(ctx context.Context) error {
@@ -85,6 +85,9 @@ func (r *Runner) Checks(ctx context.Context) error {
 	r.mu.Unlock()
 	if err := r.probe(ctx, all, now); err != nil {
 		return err
+	}
+	if err := r.withdrawStale(ctx, all, now); err != nil {
+		return fmt.Errorf("stale invitations: %w", err)
 	}
 	if err := r.inTx(ctx, func(ctx context.Context) error { return r.checkStalls(ctx, now) }); err != nil {
 		return fmt.Errorf("stalled sequences: %w", err)

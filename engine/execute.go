@@ -340,6 +340,10 @@ func (r *Runner) condition(ctx context.Context, e *enrollments.Enrollment, step 
 	if step.If == sequences.IfConnected || connected {
 		return branch(connected), nil
 	}
+	// A stale invitation withdrawn will not be accepted.
+	if withdrawn, err := r.svc.senders.InvitationWithdrawn(ctx, apikit.Deref(e.SenderID), e.LeadID); err != nil || withdrawn {
+		return step.Else, err
+	}
 	deadline := e.StepStartedAt.AddDate(0, 0, step.WithinDays)
 	if now.Before(deadline) {
 		e.Wait("awaiting_acceptance", &deadline)

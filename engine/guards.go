@@ -101,3 +101,46 @@ func (r *Runner) wakeLifted(ctx context.Context, ss []*senders.Sender, before ma
 	}
 	return nil
 }
+
+// withdrawStale withdraws the senders' stale invitations (senders/
+// guard_withdraw.go) through their transports, each outside any
+// transaction, then records each one withdrawn and wakes the enrollment
+// waiting at its invite_accepted condition, which takes its else branch.
+// A transport that cannot withdraw leaves its senders' invitations
+// pending.
+func (r *Runner) withdrawStale(ctx context.Context, all []senders.Sender, now time.Time) error {
+	var ss []*senders.Sender
+	for i := range all {
+		if _, ok := r.transports[all[i].Transport].(senders.Withdrawer); ok && all[i].Channel == senders.LinkedIn {
+			ss = append(ss, &all[i])
+		}
+	}
+	if len(ss) == 0 {
+		return nil
+	}
+	stale, err := r.svc.senders.StaleInvitations(ctx, ss, now)
+	if err != nil {
+		return err
+	}
+	for _, s := range ss {
+		w := r.transports[s.Transport].(senders.Withdrawer)
+		for _, inv := range stale[s] {
+			if err := w.Withdraw(ctx, s, inv); err != nil {
+				if te, ok := senders.AsTransportError(err); !ok || te.Kind != senders.Permanent {
+					r.logger.Warn("runner: withdrawing a stale invitation", "sender_id", s.ID, "lead_id", inv.LeadID, "error", err)
+					continue
+				}
+			}
+			if err := r.inTx(ctx, func(ctx context.Context) error {
+				withdrawn, err := r.svc.senders.Withdrawn(ctx, s, inv)
+				if err != nil || !withdrawn {
+					return err
+				}
+				return r.svc.enrollments.Wake(ctx, s.WorkspaceID, inv.LeadID, "awaiting_acceptance", now)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

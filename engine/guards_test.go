@@ -145,3 +145,38 @@ func TestBounceGuardStopsTheMailbox(t *testing.T) {
 		}
 	})
 }
+
+// TestStaleInvitationsAreWithdrawn: an invitation pending 21 days is
+// withdrawn through the transport (invite.withdrawn), and the enrollment
+// waiting at its invite_accepted condition takes the else branch at once,
+// long before the condition's own 30 days.
+func TestStaleInvitationsAreWithdrawn(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEngine(t, d, `      - name: Patient
+        client: Globex
+        senders: [ben]
+        steps:
+          - {id: invite, type: invite}
+          - {id: accepted, type: condition, if: invite_accepted, within_days: 30, then: hello, else: bye}
+          - {id: hello, type: message, body: "Thanks!", next: end}
+          - {id: bye, type: wait, days: 1}
+`)
+		q, err := e.seqs.ByName(context.Background(), e.p.WorkspaceID, "Patient")
+		is.NoErr(err)
+		e.ids["Patient"] = q.ID
+		ids := e.due("Patient", 2)
+		e.runUntil(monday.Add(20 * 24 * time.Hour))
+		is.Equal(e.net.Withdrawals(), 0)
+		is.Equal(*e.enrollment(ids[0]).WaitingFor, "awaiting_acceptance")
+		e.runUntil(monday.Add(23 * 24 * time.Hour))
+		is.Equal(e.net.Withdrawals(), 2)
+		for _, id := range ids {
+			is.Equal(e.count(senders.EventInviteWithdrawn, id), 1)
+			en := e.enrollment(id)
+			is.True(en.StepID == "bye" || en.Status == enrollments.Finished)
+		}
+		e.noViolations() // the sandbox judged each withdrawal's age
+	})
+}

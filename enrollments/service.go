@@ -107,6 +107,13 @@ type Senders interface {
 	// none.
 	InvitationLead(ctx context.Context, s *senders.Sender, invitation, memberID string) (string, error)
 	Connected(ctx context.Context, senderID, leadID string) (bool, error)
+	// InvitationWithdrawn reports whether the sender's invitation to the
+	// lead was withdrawn (a stale one, senders/guard_withdraw.go).
+	InvitationWithdrawn(ctx context.Context, senderID, leadID string) (bool, error)
+	// StaleInvitations and Withdrawn are the withdrawal of stale
+	// invitations, which the runner's checks perform.
+	StaleInvitations(ctx context.Context, ss []*senders.Sender, now time.Time) (map[*senders.Sender][]senders.SentInvitation, error)
+	Withdrawn(ctx context.Context, s *senders.Sender, inv senders.SentInvitation) (bool, error)
 	// Budgets returns the sender's budgets for its local today. Returns
 	// E_NOT_FOUND if the sender is not visible to the principal.
 	Budgets(ctx context.Context, p apikit.Principal, id string) (*senders.Budgets, error)

@@ -105,6 +105,13 @@ type Network struct {
 	// last is when each sender last acted for a sequence (the spacing
 	// audit).
 	last map[string]time.Time
+	// invited is when each sender invited each lead (sender|lead), and
+	// accepted and withdrawn what became of it: the pending invitations
+	// a withdrawal judges (withdraw.go).
+	invited     map[string]time.Time
+	accepted    map[string]bool
+	withdrawn   map[string]bool
+	withdrawals int
 	// shared keeps what every process must see alike in the database
 	// (nil: in memory).
 	shared *shared
@@ -115,7 +122,7 @@ func New(seed int64, clock apikit.Clock, rates Rates) *Network {
 	return &Network{seed: seed, clock: clock, rates: rates, results: map[string]senders.Result{},
 		configs: map[string]senders.Sender{}, counts: map[string]int{}, dnc: map[string]time.Time{},
 		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}, drawn: map[string]int{},
-		last: map[string]time.Time{}}
+		last: map[string]time.Time{}, invited: map[string]time.Time{}, accepted: map[string]bool{}, withdrawn: map[string]bool{}}
 }
 
 // Register gives the network a sender's configuration to judge it by: its
@@ -378,6 +385,8 @@ func (n *Network) outcomes(ctx context.Context, req senders.Request, at time.Tim
 	o, scripted := n.scripts[lead]
 	switch req.Action {
 	case senders.Invite:
+		n.invited[req.Sender.ID+"|"+lead] = at
+		delete(n.withdrawn, req.Sender.ID+"|"+lead)
 		accept := n.chance(key, "accept") < n.rates.Accept
 		after := n.between(key, "accept-after", 2*time.Hour, 4*24*time.Hour)
 		if scripted {
@@ -473,6 +482,9 @@ func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbou
 		n.pending = n.pending[i:]
 	}
 	for k, in := range out {
+		if in.Kind == senders.InboundAccepted {
+			n.accepted[in.SenderID+"|"+in.LeadID] = true
+		}
 		if in.Kind == senders.InboundReply && !in.AutoReply {
 			if _, ok := n.replied[in.LeadID]; !ok {
 				n.replied[in.LeadID] = until

@@ -85,16 +85,11 @@ const (
 	// InviteSettle is how old an invitation must be to count in the
 	// acceptance rate: younger ones may still be accepted.
 	InviteSettle = 7 * 24 * time.Hour
-	// InviteStale is when a pending invitation is withdrawn.
-	InviteStale = 21 * 24 * time.Hour
 )
 
 // EventHealthChanged is the activity-log kind of a sender's change of
-// health state; EventInvitationsWithdrawn of stale invitations withdrawn.
-const (
-	EventHealthChanged        = "sender.health_changed"
-	EventInvitationsWithdrawn = "sender.invitations_withdrawn"
-)
+// health state.
+const EventHealthChanged = "sender.health_changed"
 
 // HealthView is a sender's health and what it rests on.
 type HealthView struct {
@@ -102,7 +97,7 @@ type HealthView struct {
 	State              Health         `json:"state" enum:"healthy,warning,restricted,disconnected"`
 	Reasons            []HealthReason `json:"reasons" doc:"Why the state is not healthy; empty when healthy."`
 	AcceptanceRate     *float64       `json:"acceptance_rate" doc:"Share of the latest 50 invitations older than 7 days that were accepted; null before any."`
-	PendingInvitations int            `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those older than 21 days are withdrawn automatically."`
+	PendingInvitations int            `json:"pending_invitations" doc:"Invitations neither accepted nor withdrawn. Those pending withdraw_after_days (default 21) are withdrawn through the provider."`
 	LastError          *string        `json:"last_error" doc:"The last error the transport reported for this sender."`
 	CheckedAt          *time.Time     `json:"checked_at" doc:"When health was last computed."`
 }
@@ -169,7 +164,7 @@ func (svc *Service) SignalUntil(ctx context.Context, s *Sender, signal, message 
 
 func isSignal(code string) bool { return slices.Contains(Signals, code) }
 
-// Recheck withdraws s's stale invitations and recomputes its health from
+// Recheck recomputes s's health from
 // its signals and its numbers, writing an event when the state changes.
 func (svc *Service) Recheck(ctx context.Context, s *Sender) error {
 	return svc.RecheckAll(ctx, []*Sender{s})
@@ -194,10 +189,6 @@ func (svc *Service) recheck(ctx context.Context, ss []*Sender, now time.Time, sa
 			linkedin = append(linkedin, s.ID)
 		}
 	}
-	withdrawn, err := svc.store.WithdrawStale(ctx, linkedin, now.Add(-InviteStale), now)
-	if err != nil {
-		return err
-	}
 	stats, err := svc.store.InvitationStats(ctx, linkedin, now.Add(-InviteSettle), AcceptanceSample)
 	if err != nil {
 		return err
@@ -209,10 +200,6 @@ func (svc *Service) recheck(ctx context.Context, ss []*Sender, now time.Time, sa
 	var evs []events.Event
 	var unchanged []string
 	for _, s := range ss {
-		if n := withdrawn[s.ID]; n > 0 {
-			evs = append(evs, events.Event{WorkspaceID: s.WorkspaceID, SenderID: s.ID, Kind: EventInvitationsWithdrawn,
-				Data: map[string]any{"sender_id": s.ID, "withdrawn": n, "older_than_days": int(InviteStale.Hours() / 24)}})
-		}
 		// Signals that lapsed are dropped; rules on numbers are recomputed.
 		reasons := slices.DeleteFunc(slices.Clone(s.HealthReasons), func(r HealthReason) bool {
 			return !isSignal(r.Code) || (r.Until != nil && !r.Until.After(now))

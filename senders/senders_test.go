@@ -2,7 +2,6 @@ package senders_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -346,16 +345,25 @@ func TestHealthFromTheSendersNumbers(t *testing.T) {
 		is.Equal(len(s.HealthReasons), 2)
 		is.Equal(s.HealthReasons[0].Code, "too_many_pending") // the guards' reasons come after the numbers'
 
-		// After 21 days the first 45 pending are withdrawn: 460 pending left.
+		// After 21 days the first 45 pending are stale: withdrawn (by the
+		// runner's checks, through the transport), 460 pending left.
 		b.clock.Advance(14 * 24 * time.Hour)
+		stale, err := b.svc.StaleInvitations(ctx, []*senders.Sender{s}, b.clock.Now())
+		is.NoErr(err)
+		is.Equal(len(stale[s]), 45)
+		for _, inv := range stale[s] {
+			ok, err := b.svc.Withdrawn(ctx, s, inv)
+			is.NoErr(err)
+			is.True(ok)
+		}
 		is.NoErr(b.svc.Recheck(ctx, s))
 		h, err = b.svc.Health(ctx, apikit.Principal{WorkspaceID: b.ws.ID}, s.ID)
 		is.NoErr(err)
 		is.Equal(h.PendingInvitations, 460)
 		is.Equal(len(h.Reasons), 1) // low acceptance stays: the withdrawn count as not accepted
-		var withdrawn []map[string]any
-		is.NoErr(d.NewSelect().Table("events").Column("data").Where("kind = ?", senders.EventInvitationsWithdrawn).Scan(ctx, &withdrawn))
-		is.Equal(len(withdrawn), 1)
+		n, err := d.NewSelect().Table("events").Where("kind = ?", senders.EventInviteWithdrawn).Count(ctx)
+		is.NoErr(err)
+		is.Equal(int(n), 45)
 	})
 }
 
@@ -415,17 +423,13 @@ func TestRecheckAllJudgesEachSender(t *testing.T) {
 		checked(b.clock.Now())
 		is.Equal(changes(), 1)
 
-		// After 21 days anna's 54 pending invitations are withdrawn; ben had
-		// none pending.
+		// After 21 days anna's 54 pending invitations are stale, 50 of them
+		// withdrawn today (withdraw_per_day); ben had none pending.
 		b.clock.Advance(14 * 24 * time.Hour)
-		is.NoErr(b.svc.RecheckAll(ctx, all))
-		var withdrawn []string
-		is.NoErr(d.NewSelect().Table("events").Column("data").Where("kind = ?", senders.EventInvitationsWithdrawn).Scan(ctx, &withdrawn))
-		is.Equal(len(withdrawn), 1)
-		var data map[string]any
-		is.NoErr(json.Unmarshal([]byte(withdrawn[0]), &data))
-		is.Equal(data["sender_id"], anna.ID)
-		is.Equal(data["withdrawn"], float64(54))
+		stale, err := b.svc.StaleInvitations(ctx, all, b.clock.Now())
+		is.NoErr(err)
+		is.Equal(len(stale), 1)
+		is.Equal(len(stale[anna]), 50)
 	})
 }
 

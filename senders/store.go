@@ -33,7 +33,6 @@ type Store interface {
 	InvitationLead(ctx context.Context, senderID, invitation, memberID string) (string, error)
 	AcceptInvitation(ctx context.Context, senderID, leadID string, at time.Time) (*time.Time, error)
 	InvitationStats(ctx context.Context, senderIDs []string, sentBefore time.Time, last int) (map[string]InvitationStats, error)
-	WithdrawStale(ctx context.Context, senderIDs []string, sentBefore, at time.Time) (map[string]int, error)
 	MarkChecked(ctx context.Context, senderIDs []string, at time.Time) error
 	// The guards' history (guardstore.go).
 	Pace(ctx context.Context, senderID string, now, next time.Time) (bool, time.Time, error)
@@ -53,8 +52,8 @@ type InvitationStats struct {
 	Sent, Accepted, Pending int
 }
 
-// statsChunk is how many senders one statement of InvitationStats or
-// WithdrawStale covers.
+// statsChunk is how many senders one statement of InvitationStats or a
+// guard's sample covers.
 const statsChunk = 100
 
 // Filter narrows a list of senders.
@@ -268,25 +267,6 @@ func (b *BunStore) InvitationStats(ctx context.Context, senderIDs []string, sent
 			st := out[r.SenderID]
 			st.Pending = r.N
 			out[r.SenderID] = st
-		}
-	}
-	return out, nil
-}
-
-// WithdrawStale marks the senders' pending invitations sent before
-// sentBefore withdrawn, and returns how many it withdrew of each sender
-// that had any.
-func (b *BunStore) WithdrawStale(ctx context.Context, senderIDs []string, sentBefore, at time.Time) (map[string]int, error) {
-	out := map[string]int{}
-	for part := range slices.Chunk(senderIDs, statsChunk) {
-		var ids []string
-		if _, err := b.db.IDB(ctx).NewUpdate().Model((*Invitation)(nil)).Set("withdrawn_at = ?", at).
-			Where("sender_id IN (?) AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL", bun.In(part), sentBefore).
-			Returning("sender_id").Exec(ctx, &ids); err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			out[id]++
 		}
 	}
 	return out, nil

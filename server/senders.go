@@ -73,7 +73,7 @@ func (s *Server) registerSenders() {
 		OperationID: "get-sender-health", Method: http.MethodGet, Path: "/v1/senders/{id}/health", Tags: tags,
 		Summary: "A sender's health",
 		Description: "healthy, warning (caps halved), restricted or disconnected (nothing is sent), with the reasons: the provider's signals " +
-			"(auth_failed, restriction_notice, limit_notice), the sender's own numbers (low_acceptance below 20% over the latest 50 to 100 settled invitations, too_many_pending above 500) " +
+			"(auth_failed, restriction_notice, limit_notice), the sender's own numbers (too_many_pending above 500), the stops of its guards with a remedy (low_acceptance_rate: invitations pause; high_bounce_rate: the mailbox stops; docs/GUARDS.md) " +
 			"and, for an email sender, domain_check_failed: its domain's MX, SPF, DKIM or DMARC fails a check (docs/TRANSPORTS.md).",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *senderIDInput) (*dataOutput[*senders.HealthView], error) {

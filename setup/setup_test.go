@@ -99,14 +99,7 @@ func TestApplyRefusesMachineTimezones(t *testing.T) {
 		is := is.New(t)
 		ctx := context.Background()
 		clock := apikit.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-		apply := func(text string) error {
-			f, err := setup.Decode(strings.NewReader(text))
-			if err != nil {
-				return err
-			}
-			_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
-			return err
-		}
+		apply := applier(ctx, d, clock)
 		for _, tz := range []string{"Local", "localtime", "posixrules", "posix/Europe/Berlin", "right/UTC", "/etc/localtime", "Europe/../UTC", "Mars/Olympus"} {
 			err := apply(strings.Replace(file, "timezone: Europe/Berlin", "timezone: "+tz, 1))
 			if apikit.ErrorCode(err) != apikit.EPayloadInvalid || !strings.Contains(err.Error(), "timezone") {

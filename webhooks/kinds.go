@@ -54,7 +54,7 @@ var Kinds = []Kind{
 	{"task.assigned", "A task was assigned to a member, or unassigned. data: task_id, assignee_id."},
 	{"thread.assigned", "A thread was assigned to a member, or unassigned."},
 	{"sender.health_changed", "A sender's health changed (healthy, warning, restricted, disconnected)."},
-	{"sender.invitations_withdrawn", "Invitations pending over 21 days were withdrawn."},
+	{"invite.withdrawn", "A LinkedIn invitation pending withdraw_after_days (default 21) was withdrawn through the provider; the enrollment's invite_accepted condition takes its else branch. data: sender_id, invited_at, pending_days."},
 	{"sequence.activated", "A sequence was activated."},
 	{"sequence.paused", "A sequence was paused."},
 }

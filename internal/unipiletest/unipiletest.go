@@ -379,6 +379,17 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, a *account, p [
 			}
 		}
 		reply(w, http.StatusOK, page(data, q))
+	case r.Method == http.MethodPost && len(p) == 5 && strings.Join(p[:3], "/") == "users/me/relation-requests" && p[4] == "cancel":
+		// Cancel a sent invitation: it leaves the pending list without
+		// making a connection.
+		for _, inv := range a.invitations {
+			if inv.ID == p[3] && inv.State == "pending" {
+				inv.State = "withdrawn"
+				reply(w, http.StatusOK, map[string]any{"object": "RelationRequestCanceled"})
+				return
+			}
+		}
+		problem(w, http.StatusNotFound, "errors/resource_not_found", "No pending invitation with this id.")
 	case route == "POST users/me/relation-requests":
 		id, _ := body["user_id"].(string)
 		m, ok := s.reach(w, id)

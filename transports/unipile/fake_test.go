@@ -49,18 +49,19 @@ type fakeUnipile struct {
 func newFake(t *testing.T) *fakeUnipile {
 	f := &fakeUnipile{t: t, mux: http.NewServeMux(), scripted: map[string][]answer{}}
 	routes := map[string]answer{
-		"GET /v2/{acc}/users/{id}":                          {200, "user_profile.json", nil, false, ""},
-		"POST /v2/{acc}/users/visit-profile":                {200, "profile_visited.json", nil, false, ""},
-		"POST /v2/{acc}/users/me/relation-requests":         {201, "relation_request.json", nil, false, ""},
-		"GET /v2/{acc}/users/me/relation-requests":          {200, "relation_requests_sent.json", nil, false, ""},
-		"GET /v2/{acc}/users/me/relations":                  {200, "relations.json", nil, false, ""},
-		"POST /v2/{acc}/users/me/follow/{id}":               {200, "follow.json", nil, false, ""},
-		"POST /v2/{acc}/inboxes/CLASSIC_PRIMARY/chats/send": {200, "chat_started.json", nil, false, ""},
-		"POST /v2/{acc}/chats/{chat}/messages/send":         {200, "message_sent.json", nil, false, ""},
-		"GET /v2/{acc}/chats/{chat}/messages":               {200, "messages.json", nil, false, ""},
-		"GET /v2/{acc}/users/{id}/chat":                     {200, "user_chat.json", nil, false, ""},
-		"GET /v2/acc_ann/chats":                             {200, "chats.json", nil, false, ""},
-		"GET /v2/accounts/{acc}":                            {200, "account.json", nil, false, ""},
+		"GET /v2/{acc}/users/{id}":                              {200, "user_profile.json", nil, false, ""},
+		"POST /v2/{acc}/users/visit-profile":                    {200, "profile_visited.json", nil, false, ""},
+		"POST /v2/{acc}/users/me/relation-requests":             {201, "relation_request.json", nil, false, ""},
+		"GET /v2/{acc}/users/me/relation-requests":              {200, "relation_requests_sent.json", nil, false, ""},
+		"POST /v2/{acc}/users/me/relation-requests/{id}/cancel": {200, "", nil, false, `{"object":"RelationRequestCanceled"}`},
+		"GET /v2/{acc}/users/me/relations":                      {200, "relations.json", nil, false, ""},
+		"POST /v2/{acc}/users/me/follow/{id}":                   {200, "follow.json", nil, false, ""},
+		"POST /v2/{acc}/inboxes/CLASSIC_PRIMARY/chats/send":     {200, "chat_started.json", nil, false, ""},
+		"POST /v2/{acc}/chats/{chat}/messages/send":             {200, "message_sent.json", nil, false, ""},
+		"GET /v2/{acc}/chats/{chat}/messages":                   {200, "messages.json", nil, false, ""},
+		"GET /v2/{acc}/users/{id}/chat":                         {200, "user_chat.json", nil, false, ""},
+		"GET /v2/acc_ann/chats":                                 {200, "chats.json", nil, false, ""},
+		"GET /v2/accounts/{acc}":                                {200, "account.json", nil, false, ""},
 	}
 	for pattern, a := range routes {
 		f.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
