@@ -335,6 +335,19 @@ func (c *Client) RenderSequence(ctx context.Context, id, leadID string) (*sequen
 	return send[*sequences.Rendering](ctx, c, http.MethodPost, pathOf("/v1/sequences/{id}/render", id), sequences.RenderInput{LeadID: leadID})
 }
 
+// PickVariantWinner makes a step's variant the one every enrollment
+// reaching the step gets from now on.
+func (c *Client) PickVariantWinner(ctx context.Context, id, stepID, variantID string) (*sequences.SequenceView, error) {
+	return send[*sequences.SequenceView](ctx, c, http.MethodPost, pathOf("/v1/sequences/{id}/steps/{step_id}/winner", id, stepID),
+		sequences.PickInput{VariantID: variantID})
+}
+
+// UndoVariantWinner undoes a step's winner: the step splits its traffic
+// by weight again.
+func (c *Client) UndoVariantWinner(ctx context.Context, id, stepID string) (*sequences.SequenceView, error) {
+	return send[*sequences.SequenceView](ctx, c, http.MethodDelete, pathOf("/v1/sequences/{id}/steps/{step_id}/winner", id, stepID), nil)
+}
+
 // ActivateSequence starts (or resumes) a sequence's sending.
 func (c *Client) ActivateSequence(ctx context.Context, id string) (*sequences.SequenceView, error) {
 	return send[*sequences.SequenceView](ctx, c, http.MethodPost, pathOf("/v1/sequences/{id}/activate", id), nil)

@@ -398,6 +398,11 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	if action.Channel() == senders.Email && !enrollments.HasEmail(lead) {
 		return failWith("missing_email", "The lead has no email address.")
 	}
+	variant, err := r.variantFor(ctx, e, q, step)
+	if err != nil {
+		return nil, false, err
+	}
+	step = step.WithVariant(apikit.Deref(variant))
 	texts, err := render(step, lead)
 	if err != nil {
 		return failWith("missing_variable", err.Error())
@@ -451,7 +456,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 	}
 	a := &enrollments.ActionRecord{ID: apikit.NewID(), WorkspaceID: e.WorkspaceID, EnrollmentID: e.ID, SequenceID: e.SequenceID, StepID: step.ID,
 		Attempt: e.Attempt, SenderID: s.ID, LeadID: e.LeadID, Action: string(action), IdemKey: actionKey(e, step.ID),
-		Status: "sending", WithNote: withNote, Day: senders.LocalDate(now, loc), CreatedAt: now}
+		Status: "sending", WithNote: withNote, Day: senders.LocalDate(now, loc), CreatedAt: now, VariantID: variant}
 	if err := r.svc.store.InsertAction(ctx, a); err != nil {
 		return nil, false, err
 	}
@@ -483,7 +488,9 @@ func (r *Runner) request(ctx context.Context, e *enrollments.Enrollment, step se
 			return req, err
 		}
 	}
-	texts, err := render(step, lead)
+	// The variant the action was recorded with: a recovery sends, and
+	// looks for, the same text.
+	texts, err := render(step.WithVariant(apikit.Deref(a.VariantID)), lead)
 	if err != nil {
 		return req, err
 	}

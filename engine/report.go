@@ -71,6 +71,9 @@ func (r *Runner) record(ctx context.Context, e *enrollments.Enrollment, c *call,
 		if res.ProviderMessageID != "" {
 			data["provider_message_id"] = res.ProviderMessageID
 		}
+		if a.VariantID != nil {
+			data["variant_id"] = *a.VariantID
+		}
 		if pid, _ := res.Profile["provider_id"].(string); action == senders.ProfileView && pid != "" {
 			// A provider's profile view names the person: the lead keeps
 			// the provider's id (later messages and replies match it) and
@@ -272,7 +275,8 @@ func (r *Runner) toThread(ctx context.Context, e *enrollments.Enrollment, c *cal
 		at = now
 	}
 	return r.svc.inbox.RecordSent(ctx, inbox.Outgoing{WorkspaceID: e.WorkspaceID, ClientID: client, Sender: c.sender, LeadID: e.LeadID,
-		SequenceID: e.SequenceID, EnrollmentID: e.ID, Subject: subject, Body: body, ProviderMessageID: res.ProviderMessageID, At: at})
+		SequenceID: e.SequenceID, EnrollmentID: e.ID, Subject: subject, Body: body, ProviderMessageID: res.ProviderMessageID, At: at,
+		VariantID: apikit.Deref(c.action.VariantID)})
 }
 
 // stepOutcome names an action's outcome for the runner's Observer.

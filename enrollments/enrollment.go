@@ -163,6 +163,9 @@ type ActionRecord struct {
 	ErrorCode    *string    `bun:"error_code"`
 	CreatedAt    time.Time  `bun:"created_at"`
 	DoneAt       *time.Time `bun:"done_at"`
+	// VariantID is the step's variant the action sent, for a step with
+	// variants (sequences.Step.Choose).
+	VariantID *string `bun:"variant_id"`
 }
 
 // stepStat counts enrollments per sequence step.

@@ -74,6 +74,10 @@ type Sequences interface {
 	// Running returns every active sequence. Returns only the database's
 	// errors.
 	Running(ctx context.Context) ([]sequences.Sequence, error)
+	// VariantCountsOf returns the numbers of the variants of the
+	// sequences with ids, by sequence and step id. Returns only the
+	// database's errors.
+	VariantCountsOf(ctx context.Context, ids []string) (map[[2]string][]sequences.VariantCounts, error)
 	// SetStalled records that q stalled at (or recovered, for nil), with
 	// its event. Returns only the database's errors.
 	SetStalled(ctx context.Context, q *sequences.Sequence, at *time.Time, data map[string]any) error

@@ -515,9 +515,9 @@ func (b *BunStore) insertActions(ctx context.Context, as []ActionRecord) error {
 	}
 	a := &as[0]
 	return b.db.ExecPrepared(ctx, `INSERT INTO actions (id, workspace_id, enrollment_id, sequence_id, step_id, attempt, sender_id, lead_id,
-		action, idem_key, status, with_note, day, error_code, created_at, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		action, idem_key, status, with_note, day, error_code, created_at, done_at, variant_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.WorkspaceID, a.EnrollmentID, a.SequenceID, a.StepID, a.Attempt, a.SenderID, a.LeadID,
-		a.Action, a.IdemKey, a.Status, a.WithNote, a.Day, a.ErrorCode, b.db.TimeArg(&a.CreatedAt), b.db.TimeArg(a.DoneAt))
+		a.Action, a.IdemKey, a.Status, a.WithNote, a.Day, a.ErrorCode, b.db.TimeArg(&a.CreatedAt), b.db.TimeArg(a.DoneAt), a.VariantID)
 }
 
 // SaveAction writes a's outcome: its status, done_at and error_code, the

@@ -3,6 +3,7 @@ package enrollments
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -21,6 +22,8 @@ type StepStats struct {
 	Done    int    `json:"done" doc:"Enrollments that completed it."`
 	Failed  int    `json:"failed" doc:"Enrollments that failed at it."`
 	Waiting int    `json:"waiting" doc:"Live enrollments at the step now."`
+	// Variants are the numbers of a step with variants.
+	Variants []sequences.VariantStats `json:"variants,omitempty" doc:"A step with variants: each variant's numbers (sent, accepted, replied, positive replies, meetings, their rates, its share of the step's sends, its probability of being the best once pick_winner's min_sends are in, whether it won), then retired variants'."`
 }
 
 // SequenceStats are a sequence's numbers.
@@ -116,6 +119,18 @@ func (svc *Service) stats(ctx context.Context, qs []sequences.Sequence) (map[str
 		Where("a.sequence_id IN (?) AND a.status = 'sent'", bun.In(ids)).Group("a.sequence_id").Scan(ctx, &acts); err != nil {
 		return nil, err
 	}
+	// The variants' numbers, for the sequences with a step that has
+	// variants (a third statement only then).
+	var tested []string
+	for _, q := range qs {
+		if slices.ContainsFunc(q.Steps, func(s sequences.Step) bool { return len(s.Variants) > 0 }) {
+			tested = append(tested, q.ID)
+		}
+	}
+	variants, err := svc.sequences.VariantCountsOf(ctx, tested)
+	if err != nil {
+		return nil, err
+	}
 	steps := map[[2]string]StepStats{}
 	for _, q := range qs {
 		st := &SequenceStats{SequenceID: q.ID, Steps: []StepStats{}, Statuses: map[string]int{}}
@@ -150,6 +165,7 @@ func (svc *Service) stats(ctx context.Context, qs []sequences.Sequence) (map[str
 		for _, s := range q.Steps {
 			ss := steps[[2]string{q.ID, s.ID}]
 			ss.StepID, ss.Type = s.ID, s.Type
+			ss.Variants = sequences.StepVariants(&q, s, variants[[2]string{q.ID, s.ID}])
 			st.Steps = append(st.Steps, ss)
 		}
 		st.RepliedCount = st.Statuses[string(Replied)]

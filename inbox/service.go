@@ -110,6 +110,8 @@ type Outgoing struct {
 	Body              string
 	ProviderMessageID string
 	At                time.Time
+	// VariantID is the sequence step's variant the message sent, if any.
+	VariantID string
 }
 
 // RecordSent puts a message the runner sent into its thread, inside the
@@ -122,7 +124,8 @@ func (svc *Service) RecordSent(ctx context.Context, o Outgoing) error {
 		return err
 	}
 	m := &Message{ID: apikit.NewID(), WorkspaceID: o.WorkspaceID, ThreadID: th.ID, Direction: Out, Status: Sent,
-		Subject: optional(o.Subject), Body: o.Body, ProviderMessageID: optional(o.ProviderMessageID), SentAt: o.At, CreatedAt: db.Now(ctx, svc.clock)}
+		Subject: optional(o.Subject), Body: o.Body, ProviderMessageID: optional(o.ProviderMessageID), SentAt: o.At, CreatedAt: db.Now(ctx, svc.clock),
+		VariantID: optional(o.VariantID)}
 	added, err := svc.store.AddMessage(ctx, m)
 	if err != nil || !added || created {
 		return err

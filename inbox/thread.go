@@ -84,6 +84,7 @@ type Message struct {
 	IntentConfidence  *float64  `bun:"intent_confidence" json:"intent_confidence" doc:"Inbound only: how sure the classifier was of intent, 0 to 1."`
 	SentBy            *string   `bun:"sent_by" json:"sent_by" format:"uuid" doc:"The member who replied by hand; null for the runner's messages and for replies."`
 	ProviderMessageID *string   `bun:"provider_message_id" json:"provider_message_id"`
+	VariantID         *string   `bun:"variant_id" json:"variant_id,omitempty" doc:"Outbound from a sequence step with variants: the variant sent."`
 	SentAt            time.Time `bun:"sent_at" json:"sent_at"`
 	CreatedAt         time.Time `bun:"created_at" json:"-"`
 }

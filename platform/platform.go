@@ -123,6 +123,9 @@ func (p *Platform) wire() {
 	// counts in the transaction that writes it.
 	p.Log.OnEmit(p.Webhooks.Enqueue)
 	p.Log.WithInsert(p.Reports.Count)
+	// What came of each variant a sequence step sent is counted with the
+	// events that tell it.
+	p.Log.OnEmit(p.Sequences.CountVariants)
 	// The lead view reads enrollments and sender state; do-not-contact
 	// stops live enrollments.
 	p.Leads.SetEngine(p.Enrollments)
@@ -158,6 +161,9 @@ func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
 	r.Observe(p.Metrics)
 	// A worker folds the reports' counter shards once a day.
 	r.OnChecks(p.Reports.Compact)
+	// A step's test picks its winner once the evidence reaches the step's
+	// confidence.
+	r.OnChecks(p.Sequences.PickWinners)
 	return r
 }
 

@@ -98,6 +98,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 				if !slices.Equal(old.SenderIDs, q.SenderIDs) {
 					fields = append(fields, "senders")
 				}
+				q.Steps = carryVariants(old.Steps, q.Steps, old.ActivatedAt != nil)
 				if !sameSteps(old.Steps, q.Steps) {
 					fields = append(fields, "steps")
 				}
@@ -110,6 +111,7 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 				}
 				q.ID, q.WorkspaceID, q.Status, q.ActivatedAt, q.PausedAt, q.CreatedAt, q.UpdatedAt =
 					old.ID, old.WorkspaceID, old.Status, old.ActivatedAt, old.PausedAt, old.CreatedAt, now
+				q.Winners = keptWinners(old.Winners, old.Steps, q.Steps)
 				what = "updated (" + strings.Join(fields, ", ") + ")"
 			}
 			if err := svc.store.Save(ctx, q, insert); err != nil {

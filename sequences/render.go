@@ -11,13 +11,14 @@ import (
 // RenderedStep is one step's texts rendered for one lead, as the runner
 // sends them.
 type RenderedStep struct {
-	StepID  string   `json:"step_id"`
-	Type    string   `json:"type"`
-	Note    string   `json:"note,omitempty" doc:"invite: the note."`
-	Subject string   `json:"subject,omitempty" doc:"inmail and email: the subject, on one line. An email step without one follows up in the thread of the email before it."`
-	Body    string   `json:"body,omitempty" doc:"message, inmail and email: the text."`
-	Missing []string `json:"missing" doc:"The variables, in the branches this lead takes, that the lead has no value for and whose placeholders give no fallback."`
-	Problem string   `json:"problem,omitempty" doc:"Why the runner would not send this step to the lead (a missing variable, or a template that does not parse); the enrollment would fail at it with missing_variable."`
+	StepID    string   `json:"step_id"`
+	VariantID string   `json:"variant_id,omitempty" doc:"A step with variants is rendered once per variant."`
+	Type      string   `json:"type"`
+	Note      string   `json:"note,omitempty" doc:"invite: the note."`
+	Subject   string   `json:"subject,omitempty" doc:"inmail and email: the subject, on one line. An email step without one follows up in the thread of the email before it."`
+	Body      string   `json:"body,omitempty" doc:"message, inmail and email: the text."`
+	Missing   []string `json:"missing" doc:"The variables, in the branches this lead takes, that the lead has no value for and whose placeholders give no fallback."`
+	Problem   string   `json:"problem,omitempty" doc:"Why the runner would not send this step to the lead (a missing variable, or a template that does not parse); the enrollment would fail at it with missing_variable."`
 }
 
 // RenderStep renders step's templates (its type's: the note, subject and
@@ -96,6 +97,14 @@ func (svc *Service) Render(ctx context.Context, p apikit.Principal, id, leadID s
 	out := &Rendering{SequenceID: q.ID, LeadID: leadID, Steps: []RenderedStep{}}
 	for _, s := range q.Steps {
 		if spec, _ := SpecOf(s.Type); len(spec.Templates) == 0 {
+			continue
+		}
+		if len(s.Variants) > 0 {
+			for _, v := range s.Variants {
+				r, _ := RenderStep(s.WithVariant(v.ID), leadID, vars)
+				r.VariantID = v.ID
+				out.Steps = append(out.Steps, r)
+			}
 			continue
 		}
 		r, _ := RenderStep(s, leadID, vars)

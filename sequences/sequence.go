@@ -80,6 +80,9 @@ type Step struct {
 
 	Title     string `json:"title,omitempty" yaml:"title" doc:"task: what the member must do."`
 	DueInDays int    `json:"due_in_days,omitempty" yaml:"due_in_days" doc:"task: when the task is due."`
+
+	Variants   []Variant   `json:"variants,omitempty" yaml:"variants" doc:"invite, message, inmail and email: 2 to 5 texts to test against each other instead of the step's own text; each enrollment gets one, chosen once by weight."`
+	PickWinner *PickWinner `json:"pick_winner,omitempty" yaml:"pick_winner" doc:"With variants: pick the best variant by evidence, and send it to every enrollment from then on."`
 }
 
 // Action returns the capped action a step performs, and false for a step
@@ -104,18 +107,19 @@ func (s Step) Channel() senders.Channel {
 type Sequence struct {
 	bun.BaseModel `bun:"table:sequences,alias:q"`
 
-	ID          string     `bun:"id,pk" json:"id" format:"uuid"`
-	WorkspaceID string     `bun:"workspace_id" json:"-"`
-	ClientID    *string    `bun:"client_id" json:"client_id" format:"uuid"`
-	Name        string     `bun:"name" json:"name"`
-	Status      Status     `bun:"status" json:"status" enum:"draft,active,paused"`
-	SenderIDs   []string   `bun:"sender_ids,type:jsonb" json:"sender_ids" doc:"The senders the sequence rotates between."`
-	Steps       []Step     `bun:"steps,type:jsonb" json:"steps"`
-	ActivatedAt *time.Time `bun:"activated_at" json:"activated_at"`
-	PausedAt    *time.Time `bun:"paused_at" json:"paused_at"`
-	StalledAt   *time.Time `bun:"stalled_at" json:"stalled_at" doc:"Set while the sequence has had due work it could not send for 24 hours (a sequence.stalled event); null again when it sends (sequence.recovered)."`
-	CreatedAt   time.Time  `bun:"created_at" json:"created_at"`
-	UpdatedAt   time.Time  `bun:"updated_at" json:"updated_at"`
+	ID          string            `bun:"id,pk" json:"id" format:"uuid"`
+	WorkspaceID string            `bun:"workspace_id" json:"-"`
+	ClientID    *string           `bun:"client_id" json:"client_id" format:"uuid"`
+	Name        string            `bun:"name" json:"name"`
+	Status      Status            `bun:"status" json:"status" enum:"draft,active,paused"`
+	SenderIDs   []string          `bun:"sender_ids,type:jsonb" json:"sender_ids" doc:"The senders the sequence rotates between."`
+	Steps       []Step            `bun:"steps,type:jsonb" json:"steps"`
+	ActivatedAt *time.Time        `bun:"activated_at" json:"activated_at"`
+	PausedAt    *time.Time        `bun:"paused_at" json:"paused_at"`
+	StalledAt   *time.Time        `bun:"stalled_at" json:"stalled_at" doc:"Set while the sequence has had due work it could not send for 24 hours (a sequence.stalled event); null again when it sends (sequence.recovered)."`
+	Winners     map[string]Winner `bun:"variant_winners,type:jsonb" json:"winners" doc:"By step id: the variant that step sends to every enrollment reaching it, picked by evidence or by a manager (and undone picks)."`
+	CreatedAt   time.Time         `bun:"created_at" json:"created_at"`
+	UpdatedAt   time.Time         `bun:"updated_at" json:"updated_at"`
 }
 
 // StepByID returns the step with id, and false when there is none.
@@ -139,6 +143,15 @@ func (q *Sequence) After(step Step) string {
 		}
 	}
 	return End
+}
+
+// WinnerOf returns the winner of the step with id, nil for none.
+func (q *Sequence) WinnerOf(stepID string) *Winner {
+	w, ok := q.Winners[stepID]
+	if !ok {
+		return nil
+	}
+	return &w
 }
 
 // First returns the id of the first step, or End for no steps.

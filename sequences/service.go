@@ -139,6 +139,9 @@ func (svc *Service) View(ctx context.Context, q *Sequence) (*SequenceView, error
 		return nil, err
 	}
 	v := &SequenceView{Sequence: *q, Senders: []SenderRef{}, Problems: problemsWith(q, ss)}
+	if v.Winners == nil {
+		v.Winners = map[string]Winner{}
+	}
 	for _, s := range ss {
 		v.Senders = append(v.Senders, SenderRef{ID: s.ID, Name: s.Name, Channel: s.Channel})
 	}

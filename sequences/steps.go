@@ -31,7 +31,12 @@ var Steps = stepSpecs()
 func stepSpecs() []StepSpec {
 	var out []StepSpec
 	for _, a := range senders.Specs {
-		out = append(out, StepSpec{Type: string(a.Action), Action: a.Action, Fields: slices.Concat(a.Fields, a.Options),
+		fields := slices.Concat(a.Fields, a.Options)
+		if len(a.Fields) > 0 {
+			// A step that sends a text can test several.
+			fields = append(fields, "variants", "pick_winner")
+		}
+		out = append(out, StepSpec{Type: string(a.Action), Action: a.Action, Fields: fields,
 			Required: a.Required, Templates: a.Fields})
 	}
 	return append(out,

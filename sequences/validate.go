@@ -31,6 +31,8 @@ func (s Step) setFields() []string {
 	add("payload", s.Payload != nil)
 	add("title", s.Title != "")
 	add("due_in_days", s.DueInDays != 0)
+	add("variants", len(s.Variants) > 0)
+	add("pick_winner", s.PickWinner != nil)
 	return out
 }
 
@@ -99,18 +101,26 @@ func Validate(q *Sequence, channels []senders.Channel) []Problem {
 				add("dangling_target", s.ID, "Step %q goes to %q, which is not a step of the sequence.", s.ID, t)
 			}
 		}
-		var missing []string
-		for _, f := range spec.Required {
-			if s.Text(f) == "" && !(f == "subject" && s.Type == TypeEmail && followsEmail(q.Steps[:i])) {
-				missing = append(missing, "a "+f)
+		if len(s.Variants) > 0 || s.PickWinner != nil {
+			// The texts are the variants' (a type that takes none was
+			// told so above).
+			if slices.Contains(spec.Fields, "variants") {
+				out = append(out, variantProblems(s, spec, q.Steps[:i])...)
 			}
-		}
-		if len(missing) > 0 {
-			add("missing_field", s.ID, "Step %q: %s %s step needs %s.", s.ID, article(s.Type), s.Type, senders.Listing(missing))
-		}
-		for _, f := range spec.Templates {
-			if err := checkTemplate(s.Text(f)); err != nil {
-				add("template_error", s.ID, "Step %q, %s: %v.", s.ID, f, err)
+		} else {
+			var missing []string
+			for _, f := range spec.Required {
+				if s.Text(f) == "" && !(f == "subject" && s.Type == TypeEmail && followsEmail(q.Steps[:i])) {
+					missing = append(missing, "a "+f)
+				}
+			}
+			if len(missing) > 0 {
+				add("missing_field", s.ID, "Step %q: %s %s step needs %s.", s.ID, article(s.Type), s.Type, senders.Listing(missing))
+			}
+			for _, f := range spec.Templates {
+				if err := checkTemplate(s.Text(f)); err != nil {
+					add("template_error", s.ID, "Step %q, %s: %v.", s.ID, f, err)
+				}
 			}
 		}
 		switch s.Type {
@@ -335,5 +345,7 @@ func Unsupported(q *Sequence, ss []senders.Sender) []Problem {
 // without a subject of its own follows up in its thread, as "Re: " and the
 // first email's subject.
 func followsEmail(before []Step) bool {
-	return slices.ContainsFunc(before, func(s Step) bool { return s.Type == TypeEmail && s.Subject != "" })
+	return slices.ContainsFunc(before, func(s Step) bool {
+		return s.Type == TypeEmail && (s.Subject != "" || slices.ContainsFunc(s.Variants, func(v Variant) bool { return v.Subject != "" }))
+	})
 }

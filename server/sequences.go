@@ -93,3 +93,39 @@ func (s *Server) registerSequences() {
 		return dataFrom(s.sequences.Pause(ctx, p, in.ID))
 	})
 }
+
+type winnerInput struct {
+	ID     string `path:"id" format:"uuid" doc:"Sequence id."`
+	StepID string `path:"step_id" doc:"The id of a step with variants."`
+	Body   sequences.PickInput
+}
+
+type stepIDInput struct {
+	ID     string `path:"id" format:"uuid" doc:"Sequence id."`
+	StepID string `path:"step_id" doc:"The id of a step with variants."`
+}
+
+// registerWinners registers a manager's pick of a step's winning variant
+// and its undoing.
+func (s *Server) registerWinners() {
+	tags := []string{"Sequences"}
+	register(s, huma.Operation{
+		OperationID: "pick-variant-winner", Method: http.MethodPost, Path: "/v1/sequences/{id}/steps/{step_id}/winner", Tags: tags,
+		Summary: "Pick a step's winning variant",
+		Description: "Every enrollment that reaches the step from now on gets this variant (a sequence.variant_won event, by manual); enrollments " +
+			"already past the step are not touched. Replaces a winner picked by evidence. A step with no such variant gives 422 E_PAYLOAD_INVALID.",
+		Errors: []int{http.StatusNotFound},
+	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *winnerInput) (*dataOutput[*sequences.SequenceView], error) {
+		return dataFrom(s.sequences.Pick(ctx, p, in.ID, in.StepID, in.Body))
+	})
+
+	register(s, huma.Operation{
+		OperationID: "undo-variant-winner", Method: http.MethodDelete, Path: "/v1/sequences/{id}/steps/{step_id}/winner", Tags: tags,
+		Summary: "Undo a step's winning variant",
+		Description: "The step splits its traffic by weight again (a sequence.variant_winner_undone event), and evidence picks no winner for it " +
+			"until its variants change. Undoing when no winner steers the step changes nothing.",
+		Errors: []int{http.StatusNotFound},
+	}, apikit.RoleManager, apikit.ClassWrite, func(ctx context.Context, p apikit.Principal, in *stepIDInput) (*dataOutput[*sequences.SequenceView], error) {
+		return dataFrom(s.sequences.Undo(ctx, p, in.ID, in.StepID))
+	})
+}

@@ -176,6 +176,7 @@ func New(cfg Config) *Server {
 	s.registerLeads()
 	s.registerSenders()
 	s.registerSequences()
+	s.registerWinners()
 	s.registerEnrollments()
 	s.registerThreads()
 	s.registerTasks()

@@ -57,6 +57,8 @@ var Kinds = []Kind{
 	{"invite.withdrawn", "A LinkedIn invitation pending withdraw_after_days (default 21) was withdrawn through the provider; the enrollment's invite_accepted condition takes its else branch. data: sender_id, invited_at, pending_days."},
 	{"sequence.activated", "A sequence was activated."},
 	{"sequence.paused", "A sequence was paused."},
+	{"sequence.variant_won", "A step's variant won its test: by evidence (its posterior probability of being the best on the metric reached the step's confidence) or picked by a manager; every enrollment reaching the step from now on gets it. data: sequence_id, name, step_id, variant_id, by (evidence, manual), and for evidence metric, probability and counts (each variant's variant_id, sent, accepted, replied, positive_replies, meetings)."},
+	{"sequence.variant_winner_undone", "A manager undid a step's winner: the step splits its traffic by weight again. data: sequence_id, name, step_id, variant_id, by."},
 }
 
 // Known reports whether t is a delivered event type.
