@@ -48,6 +48,7 @@ func TestWholeRunOnRealServers(t *testing.T) {
         timezone: UTC
         transport: smtp
         schedule: {mon-sun: ["00:00-23:59"]}
+        spacing: {min: 0s, max: 0s}
         smtp: {host: %s, port: %d, security: none, username: %s, password_env: MAIL_PW, display_name: "Dana Whitfield"}
         imap: {host: %s, port: %d, security: none, username: %s, password_env: MAIL_PW, inbox: INBOX, sent: Sent}
     sequences:
