@@ -110,20 +110,11 @@ func cmdSendersConnect(ctx context.Context, args []string, stdout, stderr io.Wri
 	if *publicURL == "" {
 		return usageError{"senders connect: --public-url (or LEADLINE_PUBLIC_URL) is required: the provider sends the browser back to the server there"}
 	}
-	d, w, err := openWorkspace(ctx, *dsn, *wsName)
+	pl, s, done, err := openSender(ctx, *dsn, *wsName, *sender, stderr)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
-	if err != nil {
-		return err
-	}
-	pl := platform.New(platform.Config{DB: d, Logger: cliLogger(stderr), SecretKey: key})
-	s, err := pl.Senders.ByName(ctx, w.ID, *sender)
-	if err != nil {
-		return apikit.NotFound(fmt.Sprintf("Sender %q in workspace %s", *sender, w.Name))
-	}
+	defer done()
 	link, state, err := pl.OAuth.Begin(ctx, s, *provider, oauth.BoundCLI, console.CallbackURL(*publicURL))
 	if err != nil {
 		return err

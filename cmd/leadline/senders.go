@@ -48,20 +48,11 @@ func cmdSendersSecret(ctx context.Context, verb string, args []string, stdout, s
 	if *wsName == "" || *sender == "" || *name == "" {
 		return usageError{"senders secret " + verb + ": --workspace, --sender and --name are required"}
 	}
-	d, w, err := openWorkspace(ctx, *dsn, *wsName)
+	pl, s, done, err := openSender(ctx, *dsn, *wsName, *sender, stderr)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	key, err := secretKey(ctx, d, *dsn, cliLogger(stderr))
-	if err != nil {
-		return err
-	}
-	pl := platform.New(platform.Config{DB: d, Logger: cliLogger(stderr), SecretKey: key})
-	s, err := pl.Senders.ByName(ctx, w.ID, *sender)
-	if err != nil {
-		return apikit.NotFound(fmt.Sprintf("Sender %q in workspace %s", *sender, w.Name))
-	}
+	defer done()
 	if verb == "delete" {
 		if err := pl.SenderSecrets.Delete(ctx, s, *name); err != nil {
 			return err
@@ -76,7 +67,7 @@ func cmdSendersSecret(ctx context.Context, verb string, args []string, stdout, s
 	if err := pl.SenderSecrets.Set(ctx, s, *name, strings.TrimRight(string(raw), "\r\n")); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sender %s: secret %s stored sealed (key %s); it is read before the environment variable %s\n", s.Name, *name, key.ID(), *name)
+	fmt.Fprintf(stdout, "sender %s: secret %s stored sealed (key %s); it is read before the environment variable %s\n", s.Name, *name, pl.SecretKey.ID(), *name)
 	return nil
 }
 
@@ -196,4 +187,26 @@ func printDomain(ctx context.Context, stdout io.Writer, h email.HealthSignaler, 
 		fmt.Fprintf(stdout, "  ! health: warning %s until the domain passes (the sender still sends, at half its caps)\n", senders.SignalDomainCheckFailed)
 	}
 	return rep.Failed()
+}
+
+// openSender opens the database at dsn with the server's key and returns
+// the platform on it and the sender named sender of workspace wsName;
+// done closes the database.
+func openSender(ctx context.Context, dsn, wsName, sender string, stderr io.Writer) (*platform.Platform, *senders.Sender, func(), error) {
+	d, w, err := openWorkspace(ctx, dsn, wsName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	key, err := secretKey(ctx, d, dsn, cliLogger(stderr))
+	if err != nil {
+		d.Close()
+		return nil, nil, nil, err
+	}
+	pl := platform.New(platform.Config{DB: d, Logger: cliLogger(stderr), SecretKey: key})
+	s, err := pl.Senders.ByName(ctx, w.ID, sender)
+	if err != nil {
+		d.Close()
+		return nil, nil, nil, apikit.NotFound(fmt.Sprintf("Sender %q in workspace %s", sender, w.Name))
+	}
+	return pl, s, func() { d.Close() }, nil
 }
