@@ -6,8 +6,9 @@
 #
 # It uses the Postgres on 127.0.0.1:5432 ($LEADLINE_TEST_POSTGRES when set),
 # creates a database of its own and drops it at the end. Everything stays
-# on loopback; the senders use the sandbox transport and are always open,
-# so the runners work on wall time and the run takes well under a minute.
+# on loopback; the senders use the sandbox transport, are always open and
+# have no spacing or hourly cap (docs/GUARDS.md), so the runners work on
+# wall time and the run takes well under a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,10 +42,10 @@ workspaces:
     plan: pro
     members: [{email: owner@load.test, role: owner}]
     senders:
-      - {name: li-1, channel: linkedin, transport: sandbox, schedule: {mon-sun: ["00:00-24:00"]}, caps: {profile_view: 150}}
-      - {name: li-2, channel: linkedin, transport: sandbox, schedule: {mon-sun: ["00:00-24:00"]}, caps: {profile_view: 150}}
-      - {name: mail-1, channel: email, transport: sandbox, address: one@load.test, schedule: {mon-sun: ["00:00-24:00"]}, caps: {email: 150}}
-      - {name: mail-2, channel: email, transport: sandbox, address: two@load.test, schedule: {mon-sun: ["00:00-24:00"]}, caps: {email: 150}}
+      - {name: li-1, channel: linkedin, transport: sandbox, schedule: {mon-sun: ["00:00-24:00"]}, caps: {profile_view: 150}, spacing: {min: 0s, max: 0s}}
+      - {name: li-2, channel: linkedin, transport: sandbox, schedule: {mon-sun: ["00:00-24:00"]}, caps: {profile_view: 150}, spacing: {min: 0s, max: 0s}}
+      - {name: mail-1, channel: email, transport: sandbox, address: one@load.test, schedule: {mon-sun: ["00:00-24:00"]}, caps: {email: 150}, spacing: {min: 0s, max: 0s}, hourly_cap: 0}
+      - {name: mail-2, channel: email, transport: sandbox, address: two@load.test, schedule: {mon-sun: ["00:00-24:00"]}, caps: {email: 150}, spacing: {min: 0s, max: 0s}, hourly_cap: 0}
     sequences:
       - name: Load
         senders: [li-1, li-2, mail-1, mail-2]
