@@ -388,7 +388,7 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		return save()
 	}
 	if !s.Schedule.Open(now, loc) {
-		next, _ := s.Schedule.NextOpen(now, loc)
+		next := r.wakeAt(s, action, now)
 		e.WaitOn(s.ID, action, "outside_schedule", &next)
 		return save()
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // held parks an enrollment whose action a sender's guard holds back
-// (senders/guards.go): until the moment the guard gives, spread over the
-// sender's next slots (deferTo), or, for a guard that stops the sender,
+// (senders/guards.go): until the sender's next slot after the moment the
+// guard gives (deferTo), or, for a guard that stops the sender,
 // until a manager resumes it. The tick remembers the hold, so that the
 // sender's other enrollments due now are parked without a second look.
 func (r *Runner) held(e *enrollments.Enrollment, s *senders.Sender, a senders.Action, b *senders.Blocked, now time.Time,
@@ -29,42 +29,12 @@ func (r *Runner) held(e *enrollments.Enrollment, s *senders.Sender, a senders.Ac
 	return save()
 }
 
-// deferTo returns when an enrollment held by b should run again. A hold
-// that frees one action at a time (spacing, the hourly cap) hands the
-// sender's held enrollments successive slots a mean gap apart, so that
-// each wakes about when the sender can act again instead of all of them
-// at every gap; other holds wait for their moment, spread over the days
-// the sender's budget needs (postpone).
+// deferTo returns when an enrollment held by b should run again: the
+// sender's next slot in the runner's plan at or after the guard's moment
+// (pace.go), so that the sender's held enrollments wake one at a time,
+// about when it can act again.
 func (r *Runner) deferTo(s *senders.Sender, a senders.Action, b *senders.Blocked) time.Time {
-	var step time.Duration
-	switch b.Code {
-	case senders.GuardSpacing:
-		lo, hi := s.SpacingOf()
-		step = (lo + hi) / 2
-	case senders.GuardHourlyCap:
-		step = time.Hour / time.Duration(max(s.HourlyCapOf(), 1))
-	default:
-		return r.postpone(s, a, b.Until)
-	}
-	_, end, open := s.Schedule.Window(b.Until, s.Location())
-	r.mu.Lock()
-	slot := r.paced[s.ID].Add(step)
-	if slot.Before(b.Until) {
-		slot = b.Until
-	}
-	past := open && !slot.Before(end)
-	if !past {
-		if len(r.paced) > 100000 {
-			clear(r.paced)
-		}
-		r.paced[s.ID] = slot
-	}
-	r.mu.Unlock()
-	if past {
-		// Past the working window: the next window's slots start afresh.
-		return r.postpone(s, a, end)
-	}
-	return slot
+	return r.wakeAt(s, a, b.Until)
 }
 
 // guardStops returns the codes of the guards that stop each of ss, by

@@ -204,32 +204,13 @@ func (r *Runner) saveAfter(ctx context.Context, e *enrollments.Enrollment, now t
 }
 
 // postpone returns when an enrollment whose action's budget is spent should
-// look again: not at the reset itself but when the sender's next window
-// opens after it, and spread over the following working days by the
-// day's cap, so that a backlog of thousands is not woken all at once each
-// day only for most of it to wait again. The budget check at that moment
-// decides; this only saves runs.
+// look again: not at the reset itself but at the sender's next slot after
+// it in the runner's plan (pace.go), spread over the following working
+// days by the day's cap, so that a backlog of thousands is not woken all
+// at once each day only for most of it to wait again. The budget check at
+// that moment decides; this only saves runs.
 func (r *Runner) postpone(s *senders.Sender, a senders.Action, from time.Time) time.Time {
-	loc := s.Location()
-	t, ok := s.Schedule.NextOpen(from, loc)
-	if !ok {
-		return from
-	}
-	day := senders.LocalDate(t, loc)
-	r.mu.Lock()
-	n := r.deferred[deferKey{s.ID, a, day}]
-	r.deferred[deferKey{s.ID, a, day}] = n + 1
-	if len(r.deferred) > 100000 {
-		clear(r.deferred)
-	}
-	r.mu.Unlock()
-	perDay := max(s.Limits(a, day).EffectiveCap, 1)
-	for range min(n/perDay, 60) {
-		if next, ok := s.Schedule.NextOpen(senders.NextMidnight(t, loc), loc); ok {
-			t = next
-		}
-	}
-	return t
+	return r.wakeAt(s, a, from)
 }
 
 // Inbox is what the runner needs of the inbox: the runner's messages land

@@ -25,6 +25,9 @@ import (
 
 // Runner defaults.
 const (
+	// DefaultTick is how often a runner looks for due work (`leadline
+	// work --tick`).
+	DefaultTick  = 5 * time.Second
 	DefaultBatch = 100
 	// DefaultWorkers run a batch in parallel on Postgres.
 	DefaultWorkers = 8
@@ -41,12 +44,10 @@ const (
 	maxStepsPerRun = 32
 )
 
-// deferKey counts the enrollments deferred to one sender's action on one
-// local day.
+// deferKey is one sender's action, whose spent limit a tick remembers.
 type deferKey struct {
 	sender string
 	action senders.Action
-	day    string
 }
 
 // Runner executes due steps. Several runners may share one database: each
@@ -89,9 +90,8 @@ type Runner struct {
 	GroupHold time.Duration
 
 	mu         sync.Mutex
-	deferred   map[deferKey]int
-	paced      map[string]time.Time // the latest slot deferTo gave out, by sender (guards.go)
-	dry        map[dryKey]bool      // running-dry alerts this runner saw written
+	paces      map[paceKey]*pace // the slots wakeAt handed out, by sender and day (pace.go)
+	dry        map[dryKey]bool   // running-dry alerts this runner saw written
 	nextChecks time.Time
 	// tick holds what one tick read of workspaces, sequences and senders,
 	// and the sender limits it found spent; a new tick reads afresh.
@@ -254,7 +254,7 @@ func New(cfg Config) *Runner {
 	svc := &deps{db: cfg.DB, store: cfg.Enrollments.Store(), clock: cfg.Clock, enrollments: cfg.Enrollments, leads: cfg.Leads, catalog: cfg.Catalog,
 		sequences: cfg.Sequences, senders: cfg.Senders, tasks: cfg.Tasks, inbox: cfg.Inbox, bookings: cfg.Bookings, log: cfg.Log}
 	return &Runner{svc: svc, queue: cfg.Queue, transports: cfg.Transports, logger: logger, observer: nopObserver{}, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
-		GroupHold: DefaultGroupHold, Lease: DefaultLease, deferred: map[deferKey]int{}, paced: map[string]time.Time{}, dry: map[dryKey]bool{},
+		GroupHold: DefaultGroupHold, Lease: DefaultLease, paces: map[paceKey]*pace{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}
 }
 

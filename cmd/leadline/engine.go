@@ -97,7 +97,7 @@ type runnerOpts struct {
 func runnerFlags(fs *flag.FlagSet) runnerOpts {
 	return runnerOpts{
 		command: fs.Name(),
-		tick:    fs.Duration("tick", 5*time.Second, "how often the runner looks for due work"),
+		tick:    fs.Duration("tick", engine.DefaultTick, "how often the runner looks for due work"),
 		workers: fs.Int("workers", 0, fmt.Sprintf("enrollments of a claimed batch the runner works on at once, Postgres only (0: %d)", engine.DefaultWorkers)),
 		group:   fs.Int("group", 0, fmt.Sprintf("enrollments that share each of the runner's transactions (0: %d)", engine.DefaultGroup)),
 	}
