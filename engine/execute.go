@@ -481,7 +481,8 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 func (r *Runner) request(ctx context.Context, e *enrollments.Enrollment, step sequences.Step, s *senders.Sender, lead *leads.Lead,
 	a *enrollments.ActionRecord) (senders.Request, error) {
 	action := senders.Action(a.Action)
-	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: lead.Recipient(), Purpose: senders.PurposeSequence}
+	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: lead.Recipient(), Purpose: senders.PurposeSequence,
+		StepID: step.ID, VariantID: apikit.Deref(a.VariantID)}
 	if threads(s, action) {
 		var err error
 		if req.Thread, err = r.svc.inbox.Earlier(ctx, s, e.LeadID, e.SequenceID); err != nil {

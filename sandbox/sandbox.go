@@ -28,6 +28,9 @@ type Rates struct {
 	Reply     float64 // a message, InMail or email is answered
 	AutoReply float64 // share of answers that are out-of-office replies
 	Bounce    float64 // an email bounces
+	// Variants answer one step's variant at its own rates, by
+	// "STEP/VARIANT" (ParseVariantRate): a simulated A/B test.
+	Variants map[string]VariantRate
 	// Sync is how often the providers report what happened: an acceptance,
 	// a reply, a bounce or a booking reaches leadline at the first sync
 	// after it happened, as outreach tools learn of new connections and
@@ -76,6 +79,9 @@ type Performed struct {
 	At       time.Time
 	WithNote bool
 	Purpose  string
+	// StepID and VariantID: the sequence's step and its variant, as the
+	// request named them.
+	StepID, VariantID string
 }
 
 // Network is the sandbox. It is safe for concurrent use.
@@ -308,7 +314,7 @@ func (n *Network) Perform(ctx context.Context, req senders.Request) (senders.Res
 	}
 	n.judge(cfg, req, at, day, used, week)
 	n.performed = append(n.performed, Performed{Key: req.Key, SenderID: cfg.ID, LeadID: req.Lead.LeadID, Action: req.Action,
-		Day: day, At: at, WithNote: req.Note != "", Purpose: req.Purpose})
+		Day: day, At: at, WithNote: req.Note != "", Purpose: req.Purpose, StepID: req.StepID, VariantID: req.VariantID})
 	return res, n.outcomes(ctx, req, at)
 }
 
@@ -387,7 +393,7 @@ func (n *Network) outcomes(ctx context.Context, req senders.Request, at time.Tim
 	case senders.Invite:
 		n.invited[req.Sender.ID+"|"+lead] = at
 		delete(n.withdrawn, req.Sender.ID+"|"+lead)
-		accept := n.chance(key, "accept") < n.rates.Accept
+		accept := n.chance(key, "accept") < n.rateOf(req, "accept")
 		after := n.between(key, "accept-after", 2*time.Hour, 4*24*time.Hour)
 		if scripted {
 			accept, after = o.Accept, o.AcceptAfter
@@ -409,7 +415,7 @@ func (n *Network) outcomes(ctx context.Context, req senders.Request, at time.Tim
 				return n.queue(ctx, in)
 			}
 		}
-		reply := n.chance(key, "reply") < n.rates.Reply
+		reply := n.chance(key, "reply") < n.rateOf(req, "reply")
 		auto := n.chance(key, "auto") < n.rates.AutoReply
 		after := n.between(key, "reply-after", time.Hour, 3*24*time.Hour)
 		body := replyTexts[int(n.chance(key, "text")*float64(len(replyTexts)))]

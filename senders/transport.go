@@ -36,6 +36,10 @@ type Request struct {
 	// Purpose is why the action is performed: PurposeSequence,
 	// PurposeEnrichment or PurposeReply.
 	Purpose string
+	// StepID and VariantID are the sequence's step the action sends, and
+	// the step's variant ("" for a step without variants or an action of
+	// no step): what a sandbox answers by (sandbox.Rates.Variants).
+	StepID, VariantID string
 }
 
 // Thread is what a sender sent a lead before in the same sequence, oldest

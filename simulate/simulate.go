@@ -78,6 +78,8 @@ type Result struct {
 	// Stopped counts the senders a guard stopped at the end, by the
 	// guard's code (low_acceptance_rate, high_bounce_rate).
 	Stopped map[string]int
+	// Variants are the numbers of every step's variants at the end.
+	Variants []VariantLine
 	// Phases is the wall time each part of the simulation took.
 	Phases Phases
 }
@@ -266,6 +268,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				}
 			}
 		}
+		lines, bad, err := variantAudit(ctx, d, qs, w.ID, res.Performed)
+		if err != nil {
+			return nil, err
+		}
+		res.Variants = append(res.Variants, lines...)
+		res.Violations = append(res.Violations, bad...)
 		var counts []struct {
 			Kind string `bun:"kind"`
 			N    int    `bun:"n"`
@@ -553,7 +561,8 @@ func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
 		stopped = []string{"none"}
 	}
 	fmt.Fprintf(w, "Guards: senders stopped at the end: %s.\n", strings.Join(stopped, ", "))
-	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, spacing, hourly caps, holidays, withdrawals, do-not-contact, blacklist, reply-stop):\n")
+	variantReport(w, res.Variants)
+	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, spacing, hourly caps, holidays, withdrawals, do-not-contact, blacklist, reply-stop) and the variants' numbers:\n")
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "  0 violations.")
 		return

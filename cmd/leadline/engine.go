@@ -172,6 +172,9 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	n := fs.Int("leads", 2000, "synthetic leads per workspace")
 	start := fs.String("start", "", "first simulated day, YYYY-MM-DD (default today), from local midnight in the workspace's timezone")
 	ratesText := fs.String("rates", "", "the sandbox's outcome chances over its defaults, e.g. bounce=0.08,accept=0.05 (accept, reply, auto_reply, bounce)")
+	variantRates := map[string]sandbox.VariantRate{}
+	fs.Func("variant-rate", "a step's variant answered at its own rates, STEP/VARIANT=reply:0.10,accept:0.40 (repeatable): a simulated A/B test",
+		func(v string) error { return sandbox.ParseVariantRate(v, variantRates) })
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -182,6 +185,7 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usageError{"simulate: " + err.Error()}
 	}
+	rates.Variants = variantRates
 	if *days < 1 || *n < 0 {
 		return usageError{"simulate: --days must be 1 or more and --leads 0 or more"}
 	}

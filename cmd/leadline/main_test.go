@@ -120,6 +120,10 @@ func TestCommands(t *testing.T) {
 	_, err = runCmd("reports", "rebuild", "--db", sim)
 	is.True(errors.As(err, new(usageError)))
 
+	// A variant's own rates: a bad value is refused before anything runs.
+	_, err = runCmd("simulate", "-f", "../../examples/setup.yaml", "--db", sim, "--variant-rate", "invite/a=open:0.5")
+	is.True(err != nil && strings.Contains(describe(err), "--variant-rate"))
+
 	var ue usageError
 	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"}, {"serve", "--rate-read", "0"},
 		{"keys", "create", "--db", dbPath, "--workspace", "acme", "--member", "owner@acme.test", "--role", "member", "--expires", "soon"}} {
