@@ -52,6 +52,9 @@ type SequenceSource interface {
 	// all of them when ids is nil, else those among ids that exist, by
 	// name and id. Returns no error for an id that does not exist.
 	Refs(ctx context.Context, workspaceID string, ids []string) ([]sequences.Ref, error)
+	// VariantCountsSent returns the numbers of the sequence's variants
+	// over the enrollments first sent one in [from, to), by step id.
+	VariantCountsSent(ctx context.Context, id string, from, to time.Time) (map[string][]sequences.VariantCounts, error)
 }
 
 // SenderSource is what the reports read of the senders area.

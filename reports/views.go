@@ -436,6 +436,8 @@ type StepNumbers struct {
 	Sent    int64  `json:"sent" doc:"Actions the step performed (action.sent)."`
 	Replied int64  `json:"replied" doc:"Enrollments that stopped on a reply while at the step (enrollment.replied)."`
 	Failed  int64  `json:"failed" doc:"Enrollments that failed at the step (enrollment.failed)."`
+	// Variants are the numbers of a step with variants over the period.
+	Variants []sequences.VariantStats `json:"variants,omitempty" doc:"A step with variants: each variant's numbers over the enrollments first sent it in the period (sent, accepted, replied, positive replies, meetings, their rates, its share, whether it won now); probability_best is null here, the test's evidence being the whole run's (GET /v1/sequences/{id}/stats)."`
 }
 
 // ActionUse is one action's use on one day against its effective cap.
@@ -512,9 +514,16 @@ func (svc *Service) steps(ctx context.Context, sc *scope, q *sequences.Sequence)
 		GroupExpr("metric").Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
+	variants, err := svc.areas.Sequences.VariantCountsSent(ctx, id, sc.start, sc.end)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]StepNumbers, 0, len(q.Steps))
 	for _, st := range q.Steps {
-		n := StepNumbers{StepID: st.ID, Type: st.Type}
+		n := StepNumbers{StepID: st.ID, Type: st.Type, Variants: sequences.StepVariants(q, st, variants[st.ID])}
+		for i := range n.Variants {
+			n.Variants[i].ProbabilityBest = nil
+		}
 		for _, r := range rows {
 			switch r.Metric {
 			case StepMetric(st.ID, "sent"):

@@ -91,6 +91,24 @@ func (svc *Service) CountVariants(ctx context.Context, evs []events.Event) error
 // VariantCountsOf returns the numbers of the variants of the sequences
 // with ids, by sequence and step id, each step's variants by id.
 func (svc *Service) VariantCountsOf(ctx context.Context, ids []string) (map[[2]string][]VariantCounts, error) {
+	return svc.variantCounts(ctx, ids, time.Time{}, time.Time{})
+}
+
+// VariantCountsSent returns the numbers of the sequence's variants over
+// the enrollments first sent one in [from, to), by step id: a report's
+// period, the cohort sent then and what came of it.
+func (svc *Service) VariantCountsSent(ctx context.Context, id string, from, to time.Time) (map[string][]VariantCounts, error) {
+	all, err := svc.variantCounts(ctx, []string{id}, from, to)
+	out := map[string][]VariantCounts{}
+	for k, v := range all {
+		out[k[1]] = v
+	}
+	return out, err
+}
+
+// variantCounts sums variant_sends of the sequences with ids, those sent
+// in [from, to) when from is set.
+func (svc *Service) variantCounts(ctx context.Context, ids []string, from, to time.Time) (map[[2]string][]VariantCounts, error) {
 	out := map[[2]string][]VariantCounts{}
 	if len(ids) == 0 {
 		return out, nil
@@ -100,10 +118,14 @@ func (svc *Service) VariantCountsOf(ctx context.Context, ids []string) (map[[2]s
 		StepID     string `bun:"step_id"`
 		VariantCounts
 	}
+	period, args := "", []any{bun.In(ids)}
+	if !from.IsZero() {
+		period, args = " AND sent_at >= ? AND sent_at < ?", append(args, from.UTC(), to.UTC())
+	}
 	if err := svc.db.IDB(ctx).NewRaw(`SELECT sequence_id, step_id, variant_id, count(*) AS sent, sum(accepted) AS accepted,
 		sum(replied) AS replied, sum(positive) AS positive, sum(meeting) AS meetings
-		FROM variant_sends WHERE sequence_id IN (?) GROUP BY sequence_id, step_id, variant_id ORDER BY variant_id`,
-		bun.In(ids)).Scan(ctx, &rows); err != nil {
+		FROM variant_sends WHERE sequence_id IN (?)`+period+` GROUP BY sequence_id, step_id, variant_id ORDER BY variant_id`,
+		args...).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {

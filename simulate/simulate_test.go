@@ -13,6 +13,8 @@ import (
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
+	"github.com/leadline/leadline/platform"
+	"github.com/leadline/leadline/reports"
 	"github.com/leadline/leadline/sandbox"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/simulate"
@@ -146,6 +148,29 @@ func TestSimulatedVariantTest(t *testing.T) {
 		}
 		is.Equal(invites, sent) // the step's sends are the variants'
 		is.True(strings.Contains(out.String(), "Variants (the sequence's stats):"))
+
+		// The sequence's report over the fortnight has the same numbers per
+		// variant, and the two over its first week add up to no more.
+		ctx := context.Background()
+		pl := platform.New(platform.Config{DB: d, Clock: apikit.NewFakeClock(res.End)})
+		w, err := pl.Workspaces.ByName(ctx, "ab")
+		is.NoErr(err)
+		q, err := pl.Sequences.ByName(ctx, w.ID, "Notes")
+		is.NoErr(err)
+		p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
+		rep, err := pl.Reports.Subject(ctx, p, reports.Sequences, q.ID, reports.Params{From: "2026-03-02", To: "2026-03-15"})
+		is.NoErr(err)
+		vs := rep.Steps[0].Variants
+		is.Equal(len(vs), 2)
+		is.Equal(vs[0].Sent, a.Sent)
+		is.Equal(vs[1].Sent, b.Sent)
+		is.Equal(vs[1].Accepted, b.Accepted)
+		is.True(vs[1].Won)
+		is.True(vs[0].ProbabilityBest == nil) // the test's evidence is the stats'
+		week, err := pl.Reports.Subject(ctx, p, reports.Sequences, q.ID, reports.Params{From: "2026-03-02", To: "2026-03-08"})
+		is.NoErr(err)
+		wv := week.Steps[0].Variants
+		is.True(wv[0].Sent+wv[1].Sent > 0 && wv[0].Sent+wv[1].Sent < sent)
 	})
 }
 
