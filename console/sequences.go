@@ -35,6 +35,9 @@ func (c *Console) routesSequences() {
 	c.handle("GET /sequences/{id}/enroll", apikit.RoleMember, c.enrollForm)
 	c.handle("POST /sequences/{id}/preview", apikit.RoleMember, c.previewEnrollment)
 	c.handle("POST /sequences/{id}/enroll", apikit.RoleMember, c.commitEnrollment)
+	c.handle("POST /sequences/{id}/steps/{step}/winner", apikit.RoleManager, c.pickVariant)
+	c.handle("POST /sequences/{id}/steps/{step}/winner/undo", apikit.RoleManager, c.undoVariant)
+	c.handle("GET /sequences/{id}/variants.csv", apikit.RoleClientViewer, c.variantsExport)
 }
 
 type sequencesData struct {
@@ -167,6 +170,8 @@ type sequenceData struct {
 	Problems map[string][]sequences.Problem
 	// Preview is the lead picker's rendering, when a lead was typed.
 	Preview *leadPreview
+	// Tests are the A/B tests of its steps (variants.go).
+	Tests []variantSection
 }
 
 // leadPreview is the sequence's texts rendered for the lead typed in the
@@ -378,7 +383,7 @@ func (c *Console) sequenceData(rq *Request, q *sequences.Sequence) (*sequenceDat
 		return nil, err
 	}
 	d := &sequenceData{View: v, Client: names(cat.Clients)[apikit.Deref(v.ClientID)], Stats: st, Clients: cat.Clients,
-		Form: builderOf(v), Problems: map[string][]sequences.Problem{}}
+		Form: builderOf(v), Problems: map[string][]sequences.Problem{}, Tests: rq.variantSections(v, st)}
 	for _, p := range v.Problems {
 		d.Problems[p.StepID] = append(d.Problems[p.StepID], p)
 	}
