@@ -227,9 +227,14 @@ func TestNoValueAnswers5xx(t *testing.T) {
 		_, err = e.pl.Inbox.SetIntent(ctx, vw.owner, vw.annThread, inbox.NotNow)
 		is.NoErr(err)
 		_, err = e.pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: vw.owner.WorkspaceID, Clients: vw.clients},
-			[]sequences.Spec{{Name: "Draft", Client: "Globex", Senders: []string{"mail"}, Steps: []sequences.Step{{ID: "hi", Type: "email", Subject: "Hi", Body: "Hi"}}}})
+			[]sequences.Spec{{Name: "Draft", Client: "Globex", Senders: []string{"mail"}, Steps: []sequences.Step{
+				{ID: "hi", Type: "email", Subject: "Hi", Body: "Hi"},
+				{ID: "ab", Type: "email", Variants: []sequences.Variant{{ID: "a", Body: "A"}, {ID: "b", Body: "B"}}}}}})
 		is.NoErr(err)
 		draft, err := e.pl.Sequences.ByName(ctx, vw.owner.WorkspaceID, "Draft")
+		is.NoErr(err)
+		// A step's test with a pick, whose Undo button posts.
+		_, err = e.pl.Sequences.Pick(ctx, vw.owner, draft.ID, "ab", sequences.PickInput{VariantID: "b"})
 		is.NoErr(err)
 		r := owner.post("/app/settings/keys", "/app/settings/keys", url.Values{"name": {"sweep"}, "role": {"member"}})
 		is.True(r.code < 400)

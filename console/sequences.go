@@ -172,6 +172,8 @@ type sequenceData struct {
 	Preview *leadPreview
 	// Tests are the A/B tests of its steps (variants.go).
 	Tests []variantSection
+	// Metrics are what a step's test may pick its winner on.
+	Metrics []string
 }
 
 // leadPreview is the sequence's texts rendered for the lead typed in the
@@ -213,6 +215,12 @@ type stepForm struct {
 	StepIDs            []string
 	valueOf            map[string]string
 	requiredFieldNames []string
+	// TakesVariants: the step's type may test variants
+	// (builder_variants.go); Variants hold its texts then, instead of
+	// Fields' texts, and Pick its pick_winner.
+	TakesVariants bool
+	Variants      []variantForm
+	Pick          pickForm
 }
 
 // stepField is one input of a step's form.
@@ -262,7 +270,11 @@ func newStepForm(id, typ, next string, values map[string]string) stepForm {
 	sf := stepForm{ID: id, Type: typ, Next: next, valueOf: values}
 	spec, _ := sequences.SpecOf(typ)
 	sf.requiredFieldNames = spec.Required
+	sf.TakesVariants = slices.Contains(spec.Fields, "variants")
 	for _, name := range spec.Fields {
+		if name == "variants" || name == "pick_winner" {
+			continue
+		}
 		sf.Fields = append(sf.Fields, stepField{Name: name, Label: strings.ReplaceAll(name, "_", " "), Kind: fieldKinds[name],
 			Value: values[name], Required: slices.Contains(spec.Required, name), Options: fieldOptions[name]})
 	}
@@ -285,6 +297,9 @@ func (sf stepForm) step() (sequences.Step, error) {
 			return s, apikit.Invalid(fmt.Sprintf("Step %q: %s %q is not a whole number.", s.ID, strings.ReplaceAll(name, "_", " "), txt), "Type a whole number, or leave it empty.")
 		}
 		*dst = n
+	}
+	if err := sf.variants(&s); err != nil {
+		return s, err
 	}
 	if p := strings.TrimSpace(v["payload"]); p != "" {
 		if err := json.Unmarshal([]byte(p), &s.Payload); err != nil {
@@ -311,7 +326,11 @@ func readBuilder(r *http.Request) builderForm {
 		for _, name := range spec.Fields {
 			values[name] = f.Get(p + name)
 		}
-		bf.Steps = append(bf.Steps, newStepForm(f.Get(p+"id"), typ, f.Get(p+"next"), values))
+		sf := newStepForm(f.Get(p+"id"), typ, f.Get(p+"next"), values)
+		if sf.TakesVariants {
+			sf = sf.with(readVariants(f, p, typ))
+		}
+		bf.Steps = append(bf.Steps, sf)
 	}
 	return bf
 }
@@ -323,7 +342,7 @@ func builderOf(v *sequences.SequenceView) builderForm {
 		bf.Senders = append(bf.Senders, s.Name)
 	}
 	for _, s := range v.Steps {
-		bf.Steps = append(bf.Steps, newStepForm(s.ID, s.Type, s.Next, stepValues(s)))
+		bf.Steps = append(bf.Steps, newStepForm(s.ID, s.Type, s.Next, stepValues(s)).with(variantsOf(s)))
 	}
 	return bf
 }
@@ -342,6 +361,9 @@ func (bf builderForm) freeStepID(typ string) string {
 // delete one, or "" (save as typed).
 func (bf *builderForm) edit(op string) error {
 	verb, arg, _ := strings.Cut(op, ":")
+	if handled, err := bf.editVariants(verb, arg); handled {
+		return err
+	}
 	i, err := strconv.Atoi(arg)
 	if verb != "add" && verb != "" && verb != "save" && (err != nil || i < 0 || i >= len(bf.Steps)) {
 		return apikit.Invalid("The step to change is not in the form.", "Reload the page and try again.")
@@ -383,7 +405,7 @@ func (c *Console) sequenceData(rq *Request, q *sequences.Sequence) (*sequenceDat
 		return nil, err
 	}
 	d := &sequenceData{View: v, Client: names(cat.Clients)[apikit.Deref(v.ClientID)], Stats: st, Clients: cat.Clients,
-		Form: builderOf(v), Problems: map[string][]sequences.Problem{}, Tests: rq.variantSections(v, st)}
+		Form: builderOf(v), Problems: map[string][]sequences.Problem{}, Tests: rq.variantSections(v, st), Metrics: sequences.Metrics}
 	for _, p := range v.Problems {
 		d.Problems[p.StepID] = append(d.Problems[p.StepID], p)
 	}
@@ -413,6 +435,9 @@ func (d *sequenceData) withForm(bf builderForm) {
 		s := &d.Form.Steps[i]
 		s.Index, s.First, s.Last, s.StepIDs = i, i == 0, i == len(bf.Steps)-1, ids
 		s.Problems = d.Problems[s.ID]
+		for j := range s.Variants {
+			s.Variants[j].Index = j
+		}
 	}
 	for i := range d.Senders {
 		d.Senders[i].Chosen = slices.Contains(bf.Senders, d.Senders[i].Name)

@@ -54,6 +54,7 @@ func (e *env) viewerWorld() *viewerWorld {
 		"/senders/{id}/connect/{provider}": {sender["globex-mail"], sender["initech-mail"]},
 		"/sequences/{id}":                  {w.seqs["Globex"], w.seqs["Initech"]},
 		"/sequences/{id}/enroll":           {w.seqs["Globex"], w.seqs["Initech"]},
+		"/sequences/{id}/variants.csv":     {w.seqs["Globex"], w.seqs["Initech"]},
 		// Imports: an unknown id here; leads_test.go opens another
 		// client's import.
 		"/imports/{id}":              {"", apikit.NewID()},
