@@ -94,6 +94,8 @@ type senderForm struct {
 	// Caps are the daily caps per action of the channel, and invite_week.
 	Caps                          []capField
 	WarmStart, WarmFrom, WarmStep string
+	// Guards are the sender's guards (sender_guards.go).
+	Guards guardForm
 	// Settings are the chosen transport's settings as typed (or stored),
 	// and settingsErr what was wrong in reading them.
 	Settings    senders.Settings
@@ -148,7 +150,7 @@ func capsOf(ch senders.Channel, caps senders.Caps) []capField {
 func formOf(s *senders.Sender) senderForm {
 	f := senderForm{Name: s.Name, Channel: string(s.Channel), Address: apikit.Deref(s.Address), ClientID: apikit.Deref(s.ClientID),
 		Timezone: s.Timezone, Transport: s.Transport, Status: string(s.Status), Premium: s.Premium, Caps: capsOf(s.Channel, s.Caps),
-		Settings: s.Settings, ID: s.ID}
+		Settings: s.Settings, ID: s.ID, Guards: guardsOf(s.Channel, s.Guards)}
 	if s.MonthlyCost != 0 {
 		f.MonthlyCost = strconv.FormatFloat(s.MonthlyCost, 'f', -1, 64)
 	}
@@ -176,6 +178,7 @@ func readSenderForm(r *http.Request, old *senders.Sender) senderForm {
 	for _, d := range weekdays {
 		f.Days = append(f.Days, dayWindows{d, strings.TrimSpace(v.Get("schedule." + d))})
 	}
+	f.Guards = readGuards(senders.Channel(f.Channel), v)
 	f.Caps = capsOf(senders.Channel(f.Channel), nil)
 	for i := range f.Caps {
 		f.Caps[i].Value = strings.TrimSpace(v.Get("cap." + f.Caps[i].Action))
@@ -249,6 +252,11 @@ func (f senderForm) spec() (senders.Spec, error) {
 			return s, err
 		}
 	}
+	gs, err := f.Guards.settings(f.Name)
+	if err != nil {
+		return s, err
+	}
+	s.GuardSettings = gs
 	if f.settingsErr != nil {
 		return s, apikit.Invalid(fmt.Sprintf("Sender %q: %v.", f.Name, f.settingsErr), "Fix the field and save again.")
 	}
@@ -321,7 +329,7 @@ func (c *Console) newSenderForm(rq *Request) error {
 		ch = string(senders.LinkedIn)
 	}
 	f := senderForm{New: true, Channel: ch, Transport: senders.TransportSandbox, Status: string(senders.Active), Timezone: rq.P.Timezone,
-		Caps: capsOf(senders.Channel(ch), nil)}
+		Caps: capsOf(senders.Channel(ch), nil), Guards: guardsOf(senders.Channel(ch), senders.GuardSettings{})}
 	for _, d := range weekdays {
 		f.Days = append(f.Days, dayWindows{d, strings.Join(senders.DefaultSchedule()[d], ", ")})
 	}
