@@ -21,23 +21,31 @@ import (
 	"github.com/leadline/leadline/platform"
 	"github.com/leadline/leadline/setup"
 	"github.com/leadline/leadline/transports/email"
+	"github.com/leadline/leadline/workspace"
 )
 
-// TestWholeRunOnRealServers is a sequence of email, wait and email run
-// through the real Postfix and Dovecot: the first email reaches the
-// lead's mailbox, her reply comes back over IMAP into the thread, the
-// enrollment stops, and the second email is never sent.
-func TestWholeRunOnRealServers(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		is := is.New(t)
-		ctx := context.Background()
-		box, ann := mailtest.Mailbox(t), mailtest.Mailbox(t)
-		clock := apikit.NewFakeClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
-		pl := platform.New(platform.Config{DB: d, Clock: clock, SecretKey: secret.TestKey()})
-		creds := mailtest.Secrets{"MAIL_PW": mailtest.Password}
-		pl.UseTransports(pl.Transports(platform.Outside{PublicURL: "https://leadline.example.test", Credentials: creds, Seed: 1}))
-		smtpSet, imapSet := email.BoxSMTP(box, "MAIL_PW"), email.BoxIMAP(box, "MAIL_PW")
-		f, err := setup.Decode(strings.NewReader(fmt.Sprintf(`workspaces:
+// mailWorld is a workspace whose one mailbox, mail, sends through the test
+// servers as box (spacing off, so that one tick sends what is due), and
+// whose one sequence, Mail run, has steps (YAML list items).
+type mailWorld struct {
+	pl    *platform.Platform
+	clock *apikit.FakeClock
+	creds mailtest.Secrets
+	w     *workspace.Workspace
+	p     apikit.Principal
+}
+
+// newMailWorld applies the world; sender holds more of the sender's
+// settings (YAML lines at its indentation, or "").
+func newMailWorld(t *testing.T, d *db.DB, box mailtest.Box, sender, steps string) mailWorld {
+	t.Helper()
+	ctx := context.Background()
+	clock := apikit.NewFakeClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
+	pl := platform.New(platform.Config{DB: d, Clock: clock, SecretKey: secret.TestKey()})
+	creds := mailtest.Secrets{"MAIL_PW": mailtest.Password}
+	pl.UseTransports(pl.Transports(platform.Outside{PublicURL: "https://leadline.example.test", Credentials: creds, Seed: 1}))
+	smtpSet, imapSet := email.BoxSMTP(box, "MAIL_PW"), email.BoxIMAP(box, "MAIL_PW")
+	f, err := setup.Decode(strings.NewReader(fmt.Sprintf(`workspaces:
   - name: acme
     timezone: UTC
     members: [{email: owner@acme.test, role: owner}]
@@ -49,22 +57,41 @@ func TestWholeRunOnRealServers(t *testing.T) {
         transport: smtp
         schedule: {mon-sun: ["00:00-23:59"]}
         spacing: {min: 0s, max: 0s}
+%s
         smtp: {host: %s, port: %d, security: none, username: %s, password_env: MAIL_PW, display_name: "Dana Whitfield"}
         imap: {host: %s, port: %d, security: none, username: %s, password_env: MAIL_PW, inbox: INBOX, sent: Sent}
     sequences:
       - name: Mail run
         senders: [mail]
-        steps:
+        steps:%s
+`, box.Address, sender, smtpSet.Host, smtpSet.Port, box.Address, imapSet.Host, imapSet.Port, box.Address, steps)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.Apply(ctx, d, clock, secret.TestKey(), f); err != nil {
+		t.Fatal(err)
+	}
+	w, err := pl.Workspaces.ByName(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mailWorld{pl: pl, clock: clock, creds: creds, w: w, p: apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}}
+}
+
+// TestWholeRunOnRealServers is a sequence of email, wait and email run
+// through the real Postfix and Dovecot: the first email reaches the
+// lead's mailbox, her reply comes back over IMAP into the thread, the
+// enrollment stops, and the second email is never sent.
+func TestWholeRunOnRealServers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		box, ann := mailtest.Mailbox(t), mailtest.Mailbox(t)
+		m := newMailWorld(t, d, box, "", `
           - {id: hi, type: email, subject: "Hello {{first_name}}", body: "Hi {{first_name}}, a question for you."}
           - {id: pause, type: wait, days: 2}
-          - {id: again, type: email, body: "Following up on my note."}
-`, box.Address, smtpSet.Host, smtpSet.Port, box.Address, imapSet.Host, imapSet.Port, box.Address)))
-		is.NoErr(err)
-		_, err = setup.Apply(ctx, d, clock, secret.TestKey(), f)
-		is.NoErr(err)
-		w, err := pl.Workspaces.ByName(ctx, "acme")
-		is.NoErr(err)
-		p := apikit.Principal{WorkspaceID: w.ID, Role: apikit.RoleOwner}
+          - {id: again, type: email, body: "Following up on my note."}`)
+		pl, clock, creds, w, p := m.pl, m.clock, m.creds, m.w, m.p
 		name, addr := "Ann Lee", ann.Address
 		lead, err := pl.Leads.Upsert(ctx, p, leads.LeadInput{Name: &name, EmailWork: &addr})
 		is.NoErr(err)
