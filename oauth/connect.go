@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -158,8 +159,12 @@ func (svc *Service) Finish(ctx context.Context, state, boundTo, code, errCode st
 		if errCode == "" {
 			errCode = "no code"
 		}
-		return fail(apikit.Invalid(fmt.Sprintf("%s did not connect the account (%s).", label, oneLine(errCode, 80)),
-			"Start again and allow leadline to read and send the mailbox's mail."))
+		why := fmt.Sprintf("%s did not connect the account (%s).", label, oneLine(errCode, 80))
+		if strings.HasPrefix(errCode, "access_denied") {
+			why = fmt.Sprintf("Access to the account was refused at %s (%s), so nothing was connected.", label, oneLine(errCode, 80))
+		}
+		return fail(apikit.Invalid(why, "Start again from the sender's page (Connect account) and allow leadline to read and send the mailbox's mail; "+
+			"if the provider does not offer that, an admin of the account's organisation must allow the app first."))
 	}
 	verifier, err := svc.key.OpenString(apikit.Deref(row.Verifier), secret.OAuthVerifiers.AAD(row.ID))
 	if err != nil {
