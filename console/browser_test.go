@@ -17,8 +17,9 @@ import (
 )
 
 // The browser tests drive the console in headless Chromium
-// (internal/browsertest), on SQLite only: the page tests beside them run
-// the same pages on both engines. They fail on any console error or CSP
+// (internal/browsertest), on SQLite only (but the OAuth connect,
+// oauth_browser_test.go): the page tests beside them run the same pages
+// on both engines. They fail on any console error or CSP
 // violation, and with LEADLINE_SCREENSHOTS=1 they save the screenshots in
 // docs/console/.
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/internal/oauthtest"
+	"github.com/leadline/leadline/oauth"
 )
 
 // oauthSender connects a mailbox whose servers sign in with the account
@@ -123,5 +125,37 @@ func TestMailProvidersAndConnect(t *testing.T) {
 		is.Equal(len(rows), 1)
 		is.True(strings.HasPrefix(rows[0], "sealed:"))
 		is.True(!strings.Contains(logs.String(), as.ClientSecret))
+	})
+}
+
+// TestOAuthCallbackAfterTheSweep: the callback of a connect whose link
+// expired says so and what to do; once the runner's sweep deleted the
+// connect, the callback says exactly the same.
+func TestOAuthCallbackAfterTheSweep(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		e := newEnv(t, d)
+		as := oauthtest.Start(t, e.clock)
+		as.Approve("box@leadline.test")
+		boss := e.member("boss@acme.test", apikit.RoleManager)
+		is.Equal(e.registerApp(boss, as).code, http.StatusSeeOther)
+		id := e.oauthSender(boss, "box@leadline.test", "127.0.0.1:1", "127.0.0.1:1")
+		path := strings.TrimPrefix(authorize(t, boss.get("/app/senders/"+id+"/connect/google")), e.srv.URL)
+
+		e.clock.Advance(oauth.StateTTL)
+		expired := boss.get(path)
+		is.Equal(expired.code, http.StatusNotFound)
+		is.True(strings.Contains(expired.body, "This connect link is unknown, was used already or expired (links last 15 minutes)."))
+		is.True(strings.Contains(expired.body, "Start again from the sender&#39;s page (Connect account)"))
+		is.NoErr(e.pl.Runner().Checks(context.Background()))
+		var states int
+		is.NoErr(d.NewSelect().Table("oauth_states").ColumnExpr("count(*)").Scan(context.Background(), &states))
+		is.Equal(states, 0) // swept
+		swept := boss.get(path)
+		is.Equal(swept.code, expired.code)
+		box := regexp.MustCompile(`(?s)<div class="error" role="alert">.*?</div>`)
+		is.True(box.FindString(expired.body) != "")
+		is.Equal(box.FindString(swept.body), box.FindString(expired.body))
 	})
 }

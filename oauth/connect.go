@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -138,8 +139,7 @@ func (svc *Service) Finish(ctx context.Context, state, boundTo, code, errCode st
 	err := svc.db.IDB(ctx).NewSelect().Model(row).Where("id = ?", stateID(state)).Scan(ctx)
 	now := svc.clock.Now()
 	if db.IsNoRows(err) || err == nil && (row.FinishedAt != nil || !row.ExpiresAt.After(now)) {
-		return "", apikit.Errorf(apikit.ENotFound, "Start again from the sender's page (Connect account), or with leadline senders connect.",
-			"This connect link is unknown, was used already or expired (links last %d minutes).", int(StateTTL.Minutes()))
+		return "", errLinkGone()
 	}
 	if err != nil {
 		return "", err
@@ -159,8 +159,12 @@ func (svc *Service) Finish(ctx context.Context, state, boundTo, code, errCode st
 		if errCode == "" {
 			errCode = "no code"
 		}
-		return fail(apikit.Invalid(fmt.Sprintf("%s did not connect the account (%s).", label, oneLine(errCode, 80)),
-			"Start again and allow leadline to read and send the mailbox's mail."))
+		why := fmt.Sprintf("%s did not connect the account (%s).", label, oneLine(errCode, 80))
+		if strings.HasPrefix(errCode, "access_denied") {
+			why = fmt.Sprintf("Access to the account was refused at %s (%s), so nothing was connected.", label, oneLine(errCode, 80))
+		}
+		return fail(apikit.Invalid(why, "Start again from the sender's page (Connect account) and allow leadline to read and send the mailbox's mail; "+
+			"if the provider does not offer that, an admin of the account's organisation must allow the app first."))
 	}
 	verifier, err := svc.key.OpenString(apikit.Deref(row.Verifier), secret.OAuthVerifiers.AAD(row.ID))
 	if err != nil {
@@ -198,13 +202,13 @@ func (svc *Service) Finish(ctx context.Context, state, boundTo, code, errCode st
 }
 
 // Status is how a connect ended: done, or the refusal's message; neither
-// while it is still open. Returns E_NOT_FOUND for an unknown state, and a
-// refusal when it expired unfinished.
+// while it is still open. Returns E_NOT_FOUND for a state that is unknown
+// or was swept (SweepStates), and a refusal when it expired unfinished.
 func (svc *Service) Status(ctx context.Context, state string) (done bool, err error) {
 	row := new(stateRow)
 	if err := svc.db.IDB(ctx).NewSelect().Model(row).Where("id = ?", stateID(state)).Scan(ctx); err != nil {
 		if db.IsNoRows(err) {
-			return false, apikit.NotFound("Connect")
+			return false, errLinkGone()
 		}
 		return false, err
 	}
@@ -217,6 +221,22 @@ func (svc *Service) Status(ctx context.Context, state string) (done bool, err er
 		return false, fmt.Errorf("the link expired before the browser came back (links last %d minutes); start again", int(StateTTL.Minutes()))
 	}
 	return false, nil
+}
+
+// errLinkGone is the answer for a connect's state that is unknown, used
+// or expired: the same whether its row is still there or was swept.
+func errLinkGone() error {
+	return apikit.Errorf(apikit.ENotFound, "Start again from the sender's page (Connect account), or with leadline senders connect.",
+		"This connect link is unknown, was used already or expired (links last %d minutes).", int(StateTTL.Minutes()))
+}
+
+// SweepStates deletes the connects whose links expired by now, finished
+// or not: Finish refuses them from their expiry on (StateTTL after Begin),
+// and answers a swept one the same way. The runner calls it with its
+// hourly checks (platform.NewRunner); several workers may run it at once.
+func (svc *Service) SweepStates(ctx context.Context, now time.Time) error {
+	_, err := svc.db.IDB(ctx).NewDelete().Model((*stateRow)(nil)).Where("expires_at <= ?", now.UTC()).Exec(ctx)
+	return err
 }
 
 // describe is an OAuth error as it may be shown: the provider's error code

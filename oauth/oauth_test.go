@@ -251,3 +251,54 @@ func TestConnectRefused(t *testing.T) {
 		is.True(c == nil)
 	})
 }
+
+// TestSweepStates: the sweep deletes the connects whose links expired,
+// finished or not, and keeps a fresh one, which still connects; a
+// callback for a swept state is told what a callback for an expired one
+// is, and so is the command line that waits for it.
+func TestSweepStates(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		b := setup(t, d)
+		b.register(t)
+		b.as.Approve("box@acme.test")
+		count := func() int64 {
+			n, err := d.NewSelect().Table("oauth_states").Count(ctx)
+			is.NoErr(err)
+			return n
+		}
+		_, old, err := b.svc.Begin(ctx, b.sender, "google", oauth.BoundCLI, "http://127.0.0.1/cb")
+		is.NoErr(err)
+		b.clock.Advance(10 * time.Minute)
+		link, fresh, err := b.svc.Begin(ctx, b.sender, "google", oauth.BoundCLI, "http://127.0.0.1/cb")
+		is.NoErr(err)
+		back := follow(t, link)
+		b.clock.Advance(oauth.StateTTL - 10*time.Minute) // old's link ends now, fresh's in 10 minutes
+
+		is.NoErr(b.svc.SweepStates(ctx, b.clock.Now().Add(-time.Microsecond)))
+		is.Equal(count(), int64(2)) // not yet expired: kept
+		_, expired := b.svc.Finish(ctx, old, "", "code", "")
+		is.Equal(apikit.ErrorCode(expired), apikit.ENotFound)
+		is.True(strings.Contains(expired.Error(), "expired"))
+		is.True(apikit.AsError(expired).Remedy != "")
+
+		is.NoErr(b.svc.SweepStates(ctx, b.clock.Now()))
+		is.Equal(count(), int64(1)) // old is gone
+		_, swept := b.svc.Finish(ctx, old, "", "code", "")
+		is.Equal(*apikit.AsError(swept), *apikit.AsError(expired)) // the same answer
+		_, err = b.svc.Status(ctx, old)
+		is.Equal(*apikit.AsError(err), *apikit.AsError(expired))
+
+		id, err := b.svc.Finish(ctx, fresh, "", back.Get("code"), "") // fresh survived, and connects
+		is.NoErr(err)
+		is.Equal(id, b.sender.ID)
+		b.clock.Advance(10 * time.Minute)
+		is.NoErr(b.svc.SweepStates(ctx, b.clock.Now()))
+		is.Equal(count(), int64(0)) // finished and expired: gone too
+		c, err := b.svc.Connection(ctx, b.sender.ID)
+		is.NoErr(err)
+		is.True(c != nil) // the connection stays
+	})
+}

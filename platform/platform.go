@@ -164,6 +164,8 @@ func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
 	// A step's test picks its winner once the evidence reaches the step's
 	// confidence.
 	r.OnChecks(p.Sequences.PickWinners)
+	// Connects whose links expired are deleted, finished or not.
+	r.OnChecks(p.OAuth.SweepStates)
 	return r
 }
 
