@@ -308,11 +308,16 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 	if at.IsZero() {
 		at = now
 	}
-	_, err := r.svc.inbox.Receive(ctx, inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
+	got, err := r.svc.inbox.Receive(ctx, inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
 		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: at})
 	if errors.Is(err, inbox.ErrUnknownLead) {
 		r.logger.Warn("runner: reply from an unknown lead", "sender_id", s.ID, "lead_id", in.LeadID)
 		return nil
+	}
+	if err == nil && r.svc.rules != nil {
+		// The rule of the sequence the reply answers, for its intent,
+		// once per reply.
+		err = r.svc.rules.Replied(ctx, got)
 	}
 	if err != nil || !isUnsubscribe(in.Subject) {
 		return err
@@ -339,6 +344,17 @@ func (r *Runner) sentBy(ctx context.Context, ev *events.Event, s *senders.Sender
 		}
 	}
 	return nil
+}
+
+// Rules is what the runner needs of the sequences' rules (package rules):
+// what a reply or a booked meeting does beyond reply-stop. Both methods
+// run in the transaction ctx carries, once per reply or booking, and
+// return only the database's errors.
+type Rules interface {
+	// Replied runs the rule of the sequence the reply answers.
+	Replied(ctx context.Context, got *inbox.Received) error
+	// Booked runs the rule of the sequence a new booking came from.
+	Booked(ctx context.Context, b *bookings.Booking) error
 }
 
 // Bookings is what the runner needs of bookings: the sandbox network books
