@@ -10,12 +10,10 @@ import (
 	"github.com/leadline/leadline/client"
 	"github.com/leadline/leadline/engine"
 	"github.com/leadline/leadline/enrollments"
-	"github.com/leadline/leadline/internal/apitest"
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/sequences"
-	"github.com/leadline/leadline/server"
 )
 
 // TestSequenceRulesThroughTheClient: the client reads a sequence's rules
@@ -25,17 +23,10 @@ func TestSequenceRulesThroughTheClient(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		env := apitest.Start(t, d, server.RateLimits{})
-		c := newClient(env, &fakeTime{env: env})
-		me, err := c.GetMe(ctx)
-		is.NoErr(err)
-		ids := map[string]string{}
-		for _, n := range me.Clients {
-			ids[n.Name] = n.ID
-		}
+		env, c, me, ids := started(t, d)
 		pl := env.Platform
 		booked := &sequences.Rule{Stage: "Contacted", Task: "Prepare the meeting", Assign: "sdr@acme.test"}
-		_, err = pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: me.Workspace.ID, Clients: ids}, []sequences.Spec{{Name: "Mail", Client: "Globex",
+		_, err := pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: me.Workspace.ID, Clients: ids}, []sequences.Spec{{Name: "Mail", Client: "Globex",
 			Senders: []string{"globex-mail"}, Steps: []sequences.Step{{ID: "hi", Type: "email", Subject: "Hello", Body: "Hi {{first_name|there}}"}},
 			OnReply: map[string]sequences.Rule{"interested": {Tag: "vip"}}, OnMeetingBooked: booked}})
 		is.NoErr(err)
