@@ -342,6 +342,18 @@ func TestMeetingBookedRule(t *testing.T) {
 		is.Equal(outcome(t, runs[0], "stage").Status, sequences.OutcomeDone)
 		is.Equal(outcome(t, runs[0], "tag").Status, sequences.OutcomeDone)
 		is.Equal(e.count(sequences.EventRuleApplied, ann), 1)
+
+		// Another booking runs the rule again: the lead is at the stage
+		// already.
+		_, err := e.pl.Inbound.Push(ctx, e.p.WorkspaceID, bookings.CalCom, "bk-2",
+			engine.Event{Booking: &bookings.Booking{Provider: bookings.CalCom, BookingID: "bk-2", LeadID: &ann, StartsAt: e.clock.Now().Add(96 * time.Hour)}})
+		is.NoErr(err)
+		_, err = e.runner.Tick(ctx)
+		is.NoErr(err)
+		runs = e.runs(ann)
+		is.Equal(len(runs), 2)
+		is.Equal(outcome(t, runs[1], "stage").Status, sequences.OutcomeUnchanged)
+		is.Equal(e.count("lead.stage_changed", ann), 1)
 	})
 }
 

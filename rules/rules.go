@@ -217,7 +217,7 @@ func (svc *Service) Booked(ctx context.Context, b *bookings.Booking) error {
 // start runs rec's sequence's rule for intent once per trigger, with what
 // set adds of the trigger.
 func (svc *Service) start(ctx context.Context, rec *sequences.RuleRun, intent string, set func(r *run)) error {
-	q, err := svc.sequences.ByID(ctx, rec.WorkspaceID, rec.SequenceID)
+	q, err := svc.sequence(ctx, rec.WorkspaceID, rec.SequenceID)
 	if db.IsNoRows(err) {
 		return nil
 	} else if err != nil {
@@ -258,6 +258,27 @@ func (svc *Service) start(ctx context.Context, rec *sequences.RuleRun, intent st
 		rec.Outcomes = append(rec.Outcomes, o)
 	}
 	return svc.sequences.FinishRun(ctx, q, rec, apikit.Deref(r.lead.ClientID))
+}
+
+// sequenceKey is a sequence a transaction read for its rules, in its
+// memo.
+type sequenceKey string
+
+// sequence reads a sequence once per transaction: an ingest batch's
+// replies mostly answer a few sequences, and most have no rule for the
+// reply's intent.
+func (svc *Service) sequence(ctx context.Context, workspaceID, id string) (*sequences.Sequence, error) {
+	memo := db.TxMemo(ctx)
+	if memo != nil {
+		if v, ok := memo.Load(sequenceKey(id)); ok && v.(*sequences.Sequence).WorkspaceID == workspaceID {
+			return v.(*sequences.Sequence), nil
+		}
+	}
+	q, err := svc.sequences.ByID(ctx, workspaceID, id)
+	if err == nil && memo != nil {
+		memo.Store(sequenceKey(id), q)
+	}
+	return q, err
 }
 
 // owner is the principal a rule acts as: the workspace's, with no member
