@@ -314,19 +314,22 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 		r.logger.Warn("runner: reply from an unknown lead", "sender_id", s.ID, "lead_id", in.LeadID)
 		return nil
 	}
-	if err == nil && r.svc.rules != nil {
-		// The rule of the sequence the reply answers, for its intent,
-		// once per reply.
-		err = r.svc.rules.Replied(ctx, got)
-	}
-	if err != nil || !isUnsubscribe(in.Subject) {
+	if err != nil {
 		return err
 	}
-	err = r.svc.leads.Unsubscribe(ctx, s.WorkspaceID, in.LeadID, leads.UnsubscribedByReply)
-	if apikit.ErrorCode(err) == apikit.ENotFound {
+	if isUnsubscribe(in.Subject) {
+		err = r.svc.leads.Unsubscribe(ctx, s.WorkspaceID, in.LeadID, leads.UnsubscribedByReply)
+		if err != nil && apikit.ErrorCode(err) != apikit.ENotFound {
+			return err
+		}
+	}
+	if r.svc.rules == nil {
 		return nil
 	}
-	return err
+	// The rule of the sequence the reply answers, for its intent, once
+	// per reply; after an unsubscribe, so that it finds the lead
+	// do-not-contact.
+	return r.svc.rules.Replied(ctx, got)
 }
 
 // sentBy names in ev the lead's enrollment that s works for, if one is

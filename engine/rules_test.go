@@ -235,8 +235,8 @@ func TestRuleRefusalsAreRecorded(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		e, ids := contacted(t, d, "Ann Lee", "Bob Ray", "Cy Dunn")
-		ann, bob, cy := ids[0], ids[1], ids[2]
+		e, ids := contacted(t, d, "Ann Lee", "Bob Ray", "Cy Dunn", "Dee Fox")
+		ann, bob, cy, dee := ids[0], ids[1], ids[2], ids[3]
 
 		_, err := e.leads.Suppress(ctx, e.p, ann)
 		is.NoErr(err)
@@ -260,6 +260,17 @@ func TestRuleRefusalsAreRecorded(t *testing.T) {
 		run := e.runs(cy)[0]
 		is.Equal(run.Rule, "ooo")
 		is.Equal(outcome(t, run, "enroll").Reason, "already_enrolled")
+
+		// A reply whose subject asks to unsubscribe marks the lead
+		// do-not-contact before the rule runs.
+		e.net.Deliver(senders.Inbound{Kind: senders.InboundReply, SenderID: e.ids["mail"], LeadID: dee, At: e.clock.Now(),
+			ProviderMessageID: "p-4", Subject: "unsubscribe", Body: "unsubscribe"})
+		e.runUntil(e.clock.Now().Add(time.Minute))
+		is.True(e.detail(dee).DoNotContact)
+		run = e.runs(dee)[0]
+		is.Equal(run.Rule, "not_interested")
+		is.Equal(outcome(t, run, "enroll").Reason, "do_not_contact")
+		is.Equal(e.count("enrollment.created", dee), 1)
 
 		var raw []string
 		is.NoErr(e.db.NewSelect().Table("events").Column("data").Where("kind = ? AND lead_id = ?", sequences.EventRuleApplied, cy).Scan(ctx, &raw))
