@@ -324,7 +324,8 @@ func (c *Client) AllSequences(ctx context.Context, p SequencesParams) iter.Seq2[
 	return all(ctx, p, c.ListSequences)
 }
 
-// GetSequence returns a sequence with its steps, senders and problems.
+// GetSequence returns a sequence with its steps, senders, rules (OnReply,
+// OnMeetingBooked) and problems.
 func (c *Client) GetSequence(ctx context.Context, id string) (*sequences.SequenceView, error) {
 	return get[*sequences.SequenceView](ctx, c, pathOf("/v1/sequences/{id}", id), nil)
 }
@@ -427,7 +428,8 @@ func (c *Client) AllThreads(ctx context.Context, p ThreadsParams) iter.Seq2[inbo
 	return all(ctx, p, c.ListThreads)
 }
 
-// GetThread returns a thread with its messages, oldest first.
+// GetThread returns a thread with its messages, oldest first, and what
+// the sequences' rules did on it (Rules).
 func (c *Client) GetThread(ctx context.Context, id string) (*inbox.ThreadView, error) {
 	return get[*inbox.ThreadView](ctx, c, pathOf("/v1/threads/{id}", id), nil)
 }

@@ -18,6 +18,23 @@ import (
 	"github.com/leadline/leadline/tasks"
 )
 
+// started is the API on d with a manager's client, the key's context and
+// its clients' ids by name.
+func started(t *testing.T, d *db.DB) (*apitest.Env, *client.Client, *server.Me, map[string]string) {
+	t.Helper()
+	env := apitest.Start(t, d, server.RateLimits{})
+	c := newClient(env, &fakeTime{env: env})
+	me, err := c.GetMe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, n := range me.Clients {
+		ids[n.Name] = n.ID
+	}
+	return env, c, me, ids
+}
+
 // TestTasksThroughTheClient: a task step's task goes to the member whose
 // key enrolled the lead; the client lists a member's tasks and unassigned
 // ones, reassigns and unassigns a task, and completes it.
@@ -25,16 +42,9 @@ func TestTasksThroughTheClient(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		is := is.New(t)
 		ctx := context.Background()
-		env := apitest.Start(t, d, server.RateLimits{})
-		c := newClient(env, &fakeTime{env: env})
-		me, err := c.GetMe(ctx)
-		is.NoErr(err)
-		ids := map[string]string{}
-		for _, n := range me.Clients {
-			ids[n.Name] = n.ID
-		}
+		env, c, me, ids := started(t, d)
 		pl := env.Platform
-		_, err = pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: me.Workspace.ID, Clients: ids}, []sequences.Spec{{Name: "Calls", Client: "Globex",
+		_, err := pl.Sequences.Apply(ctx, sequences.Owner{WorkspaceID: me.Workspace.ID, Clients: ids}, []sequences.Spec{{Name: "Calls", Client: "Globex",
 			Senders: []string{"anna"}, Steps: []sequences.Step{{ID: "call", Type: "task", Title: "Call {{first_name}}", DueInDays: 1}}}})
 		is.NoErr(err)
 		q, err := pl.Sequences.ByName(ctx, me.Workspace.ID, "Calls")

@@ -183,9 +183,11 @@ func (c *Console) inboxPage(rq *Request) error {
 type threadData struct {
 	Row      threadRow
 	Messages []inbox.Message
-	Names    *inboxNames
-	Intents  []inbox.Intent
-	Email    bool
+	// Rules are what the sequences' rules did on the thread.
+	Rules   []ruleRun
+	Names   *inboxNames
+	Intents []inbox.Intent
+	Email   bool
 	// Reply is what was typed in the reply form, kept when it is refused.
 	Reply inbox.ReplyInput
 	// ReplyError is the reply's refusal, shown above its form.
@@ -209,7 +211,8 @@ func (c *Console) thread(rq *Request) (*threadData, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &threadData{Row: rows[0], Messages: v.Messages, Names: n, Intents: inbox.Intents, Email: v.Channel == senders.Email}, nil
+	return &threadData{Row: rows[0], Messages: v.Messages, Rules: ruleRuns(v.Rules, n.sequence), Names: n, Intents: inbox.Intents,
+		Email: v.Channel == senders.Email}, nil
 }
 
 func (c *Console) threadPage(rq *Request) error {

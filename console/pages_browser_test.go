@@ -24,6 +24,17 @@ func signIn(p *browsertest.Page, e *env, email string, role apikit.Role, clients
 		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(`table`)))
 }
 
+// browseWork is the world (work) on SQLite, and a browser signed in as
+// email with role; base is the console's address.
+func browseWork(t *testing.T, email string, role apikit.Role) (e *env, w *world, p *browsertest.Page, base string) {
+	t.Helper()
+	e = newEnv(t, dbtest.Open(t, db.SQLite))
+	w = e.work()
+	p = browsertest.Open(t)
+	signIn(p, e, email, role)
+	return e, w, p, e.srv.URL + "/app"
+}
+
 // waitFlash waits for the page after a form: its flash message ends with
 // want (the page before may show another flash until the new one loads).
 func waitFlash(p *browsertest.Page, want string) {
@@ -40,12 +51,8 @@ func TestBrowserInboxReportsAndKeys(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
-	e := newEnv(t, dbtest.Open(t, db.SQLite))
-	w := e.work()
+	e, w, p, base := browseWork(t, "boss@acme.test", apikit.RoleManager)
 	w.callTasks()
-	base := e.srv.URL + "/app"
-	p := browsertest.Open(t)
-	signIn(p, e, "boss@acme.test", apikit.RoleManager)
 
 	// The inbox: Ann's reply, unread, read as interested.
 	p.Do(chromedp.Navigate(base+"/inbox"), chromedp.WaitVisible(chromedp.ID("threads")))

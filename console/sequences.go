@@ -168,6 +168,8 @@ type sequenceData struct {
 	Senders  []senderChoice
 	Types    []stepTypeChoice
 	Problems map[string][]sequences.Problem
+	// Choices are what the rules' selects offer (managers only).
+	Choices *ruleChoices
 	// Preview is the lead picker's rendering, when a lead was typed.
 	Preview *leadPreview
 	// Tests are the A/B tests of its steps (variants.go).
@@ -195,13 +197,14 @@ type stepTypeChoice struct {
 	Type, Label string
 }
 
-// builderForm is the builder's form as typed: the client, the senders
-// and the steps, each with its type's fields.
+// builderForm is the builder's form as typed: the client, the senders,
+// the steps, each with its type's fields, and the rules (rules.go).
 type builderForm struct {
 	ClientID string
 	Senders  []string
 	Steps    []stepForm
 	AddType  string
+	Rules    []ruleForm
 }
 
 // stepForm is one step of the builder: its id, type and next step, and
@@ -312,7 +315,7 @@ func (sf stepForm) step() (sequences.Step, error) {
 // readBuilder reads the builder's form as posted.
 func readBuilder(r *http.Request) builderForm {
 	f := r.PostForm
-	bf := builderForm{ClientID: f.Get("client_id"), Senders: f["sender"], AddType: f.Get("add_type")}
+	bf := builderForm{ClientID: f.Get("client_id"), Senders: f["sender"], AddType: f.Get("add_type"), Rules: readRules(f)}
 	n, _ := strconv.Atoi(f.Get("steps"))
 	n = min(max(n, 0), 500)
 	for i := range n {
@@ -337,7 +340,7 @@ func readBuilder(r *http.Request) builderForm {
 
 // builderOf is the builder form of a stored sequence.
 func builderOf(v *sequences.SequenceView) builderForm {
-	bf := builderForm{ClientID: apikit.Deref(v.ClientID)}
+	bf := builderForm{ClientID: apikit.Deref(v.ClientID), Rules: rulesOf(&v.Sequence)}
 	for _, s := range v.Senders {
 		bf.Senders = append(bf.Senders, s.Name)
 	}
@@ -419,6 +422,9 @@ func (c *Console) sequenceData(rq *Request, q *sequences.Sequence) (*sequenceDat
 		}
 		for _, s := range sequences.Steps {
 			d.Types = append(d.Types, stepTypeChoice{Type: s.Type, Label: strings.ReplaceAll(s.Type, "_", " ")})
+		}
+		if d.Choices, err = c.ruleChoices(rq); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil
@@ -531,6 +537,9 @@ func (c *Console) saveSequence(rq *Request) error {
 	bf := readBuilder(rq.R)
 	err = bf.edit(rq.R.PostFormValue("op"))
 	spec := sequences.Spec{Name: q.Name, Senders: bf.Senders, Steps: []sequences.Step{}}
+	if err == nil {
+		spec.OnReply, spec.OnMeetingBooked, err = specRules(bf.Rules)
+	}
 	for _, sf := range bf.Steps {
 		if err != nil {
 			break

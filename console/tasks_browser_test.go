@@ -10,8 +10,6 @@ import (
 
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/internal/browsertest"
-	"github.com/leadline/leadline/internal/db"
-	"github.com/leadline/leadline/internal/dbtest"
 	"github.com/leadline/leadline/tasks"
 )
 
@@ -23,12 +21,8 @@ func TestBrowserMyTasks(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
-	e := newEnv(t, dbtest.Open(t, db.SQLite))
-	w := e.work()
+	e, w, p, base := browseWork(t, "sdr@acme.test", apikit.RoleMember)
 	ids := w.callTasks()
-	base := e.srv.URL + "/app"
-	p := browsertest.Open(t)
-	signIn(p, e, "sdr@acme.test", apikit.RoleMember)
 
 	p.Do(chromedp.Navigate(base+"/tasks"), chromedp.WaitVisible(chromedp.CSS(`main table`)))
 	is.True(strings.Contains(text(p, "main table"), "No task matches."))

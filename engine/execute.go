@@ -165,7 +165,7 @@ func (r *Runner) prepare(ctx context.Context, e *enrollments.Enrollment, now tim
 	if err != nil {
 		return nil, false, err
 	}
-	if stop, reason, err := r.stopReason(ctx, lead); err != nil {
+	if stop, reason, err := r.stopReason(ctx, e, lead); err != nil {
 		return nil, false, err
 	} else if stop != "" {
 		if err := r.svc.enrollments.End(ctx, e, stop, reason, now); err != nil {
@@ -235,10 +235,10 @@ var stepKinds = map[string]func(r *Runner, ctx context.Context, s *stepRun) erro
 	},
 }
 
-// stopReason says whether the lead may get nothing more: replied, do-not-
-// contact or blacklisted.
-func (r *Runner) stopReason(ctx context.Context, l *leads.Lead) (enrollments.Status, string, error) {
-	if l.Replied {
+// stopReason says whether the lead may get nothing more: replied (unless a
+// rule enrolled it in answer), do-not-contact or blacklisted.
+func (r *Runner) stopReason(ctx context.Context, e *enrollments.Enrollment, l *leads.Lead) (enrollments.Status, string, error) {
+	if l.Replied && !e.AfterReply() {
 		return enrollments.Replied, "replied", nil
 	}
 	if l.DoNotContact {

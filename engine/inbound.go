@@ -209,8 +209,12 @@ func (r *Runner) take(ctx context.Context, workspaceID string, ev Event, now tim
 			}
 			b.WorkspaceID = s.WorkspaceID
 		}
-		_, err := r.svc.bookings.Book(ctx, &b)
-		return err
+		added, err := r.svc.bookings.Book(ctx, &b)
+		if err != nil || !added || r.svc.rules == nil {
+			return err
+		}
+		// A new booking runs its sequence's on_meeting_booked rule.
+		return r.svc.rules.Booked(ctx, &b)
 	}
 	return fmt.Errorf("an inbound event with nothing in it")
 }

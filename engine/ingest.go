@@ -308,20 +308,28 @@ func (r *Runner) reply(ctx context.Context, s *senders.Sender, in senders.Inboun
 	if at.IsZero() {
 		at = now
 	}
-	_, err := r.svc.inbox.Receive(ctx, inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
+	got, err := r.svc.inbox.Receive(ctx, inbox.Arrived{WorkspaceID: s.WorkspaceID, Sender: s, LeadID: in.LeadID, ProviderMessageID: in.ProviderMessageID,
 		Subject: in.Subject, Body: in.Body, Headers: in.Headers, AutoReply: in.AutoReply, At: at})
 	if errors.Is(err, inbox.ErrUnknownLead) {
 		r.logger.Warn("runner: reply from an unknown lead", "sender_id", s.ID, "lead_id", in.LeadID)
 		return nil
 	}
-	if err != nil || !isUnsubscribe(in.Subject) {
+	if err != nil {
 		return err
 	}
-	err = r.svc.leads.Unsubscribe(ctx, s.WorkspaceID, in.LeadID, leads.UnsubscribedByReply)
-	if apikit.ErrorCode(err) == apikit.ENotFound {
+	if isUnsubscribe(in.Subject) {
+		err = r.svc.leads.Unsubscribe(ctx, s.WorkspaceID, in.LeadID, leads.UnsubscribedByReply)
+		if err != nil && apikit.ErrorCode(err) != apikit.ENotFound {
+			return err
+		}
+	}
+	if r.svc.rules == nil {
 		return nil
 	}
-	return err
+	// The rule of the sequence the reply answers, for its intent, once
+	// per reply; after an unsubscribe, so that it finds the lead
+	// do-not-contact.
+	return r.svc.rules.Replied(ctx, got)
 }
 
 // sentBy names in ev the lead's enrollment that s works for, if one is
@@ -339,6 +347,17 @@ func (r *Runner) sentBy(ctx context.Context, ev *events.Event, s *senders.Sender
 		}
 	}
 	return nil
+}
+
+// Rules is what the runner needs of the sequences' rules (package rules):
+// what a reply or a booked meeting does beyond reply-stop. Both methods
+// run in the transaction ctx carries, once per reply or booking, and
+// return only the database's errors.
+type Rules interface {
+	// Replied runs the rule of the sequence the reply answers.
+	Replied(ctx context.Context, got *inbox.Received) error
+	// Booked runs the rule of the sequence a new booking came from.
+	Booked(ctx context.Context, b *bookings.Booking) error
 }
 
 // Bookings is what the runner needs of bookings: the sandbox network books

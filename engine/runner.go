@@ -187,6 +187,9 @@ type Config struct {
 	Inbox       Inbox
 	Bookings    Bookings
 	Log         events.Emitter
+	// Rules run what a sequence's rules say a reply or a booked meeting
+	// does (nil: nothing beyond reply-stop).
+	Rules Rules
 	// Queue is the inbound queue pushed events wait in (nil: none).
 	Queue *Queue
 	// Transports are what the runner sends with, by a sender's transport
@@ -238,6 +241,7 @@ type deps struct {
 	tasks       Tasks
 	inbox       Inbox
 	bookings    Bookings
+	rules       Rules
 	log         events.Emitter
 }
 
@@ -252,7 +256,7 @@ func New(cfg Config) *Runner {
 		ingest, workers = 4, DefaultWorkers
 	}
 	svc := &deps{db: cfg.DB, store: cfg.Enrollments.Store(), clock: cfg.Clock, enrollments: cfg.Enrollments, leads: cfg.Leads, catalog: cfg.Catalog,
-		sequences: cfg.Sequences, senders: cfg.Senders, tasks: cfg.Tasks, inbox: cfg.Inbox, bookings: cfg.Bookings, log: cfg.Log}
+		sequences: cfg.Sequences, senders: cfg.Senders, tasks: cfg.Tasks, inbox: cfg.Inbox, bookings: cfg.Bookings, rules: cfg.Rules, log: cfg.Log}
 	return &Runner{svc: svc, queue: cfg.Queue, transports: cfg.Transports, logger: logger, observer: nopObserver{}, Batch: DefaultBatch, IngestWorkers: ingest, Workers: workers, Group: DefaultGroup,
 		GroupHold: DefaultGroupHold, Lease: DefaultLease, paces: map[paceKey]*pace{}, dry: map[dryKey]bool{},
 		MaxAttempts: DefaultMaxAttempts, Backoff: func(attempt int) time.Duration { return time.Duration(1<<min(attempt, 10)) * time.Minute }}

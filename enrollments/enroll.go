@@ -492,11 +492,31 @@ func (svc *Service) estimate(pl *plan) Estimate {
 	return est
 }
 
+// WaitStartsLater is the wait of an enrolment a sequence's rule starts
+// later (after_days): its first step runs at the wait's end.
+const WaitStartsLater = "starts_later"
+
+// CommitOptions are what a sequence's rule adds to a commit (the API's
+// commit sets none of them).
+type CommitOptions struct {
+	// RuleOf is the sequence whose rule enrols the leads (Enrollment.RuleOf).
+	RuleOf string
+	// StartAt, when after now, is when the enrolments start: until then
+	// they wait (WaitStartsLater).
+	StartAt time.Time
+}
+
 // Commit enrols the listed leads that every rule allows at this moment.
 // Returns E_PAYLOAD_INVALID without confirm: true, E_NOT_FOUND if the
 // sequence is not visible to the principal, E_GRAPH_INVALID if its graph
 // cannot run and E_TOO_MANY for more than 10,000 ids.
 func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInput) (*CommitResult, error) {
+	return svc.CommitWith(ctx, p, in, CommitOptions{})
+}
+
+// CommitWith is Commit with a rule's options: the same checks, the same
+// errors.
+func (svc *Service) CommitWith(ctx context.Context, p apikit.Principal, in EnrollInput, opt CommitOptions) (*CommitResult, error) {
 	if !in.Confirm {
 		return nil, apikit.Invalid("confirm must be true to enrol leads.",
 			`Preview first with POST /v1/enrollments/preview, then send the same sequence_id and the chosen lead_ids with "confirm": true.`)
@@ -531,7 +551,11 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 			a := pl.assignments[i]
 			e := Enrollment{ID: apikit.NewID(), WorkspaceID: p.WorkspaceID, SequenceID: q.ID, LeadID: l.ID, ClientID: q.ClientID,
 				SenderID: nilIfEmpty(a.SenderID), EmailSenderID: a.EmailSenderID, Status: Active, StepID: q.First(), StepStartedAt: now,
-				NextRunAt: &now, Held: q.Status != sequences.Active, CreatedAt: now, UpdatedAt: now}
+				NextRunAt: &now, Held: q.Status != sequences.Active, RuleOf: nilIfEmpty(opt.RuleOf), CreatedAt: now, UpdatedAt: now}
+			data := map[string]any{"sequence_id": q.ID, "sequence_name": q.Name, "sender_id": a.SenderID}
+			if e.RuleOf != nil {
+				data["rule_of"] = *e.RuleOf
+			}
 			// The first step's sender, as the runner picks it. A lead the
 			// runner would stop on its first look (one who replied) is left
 			// for that look.
@@ -539,13 +563,16 @@ func (svc *Service) Commit(ctx context.Context, p apikit.Principal, in EnrollInp
 			if a.EmailSenderID != nil && closedChannel == senders.Email {
 				id = *a.EmailSenderID
 			}
-			if w, ok := closed[id]; ok && !l.Replied && !l.DoNotContact {
+			if start := opt.StartAt; start.After(now) {
+				e.Wait(WaitStartsLater, &start)
+				data["starts_at"] = start
+			} else if w, ok := closed[id]; ok && (!l.Replied || e.AfterReply()) && !l.DoNotContact {
 				e.WaitOn(w.senderID, w.action, "outside_schedule", &w.until)
 			}
 			es = append(es, e)
 			out.EnrollmentIDs = append(out.EnrollmentIDs, e.ID)
 			evs = append(evs, events.Event{WorkspaceID: p.WorkspaceID, LeadID: l.ID, SequenceID: q.ID, EnrollmentID: e.ID,
-				SenderID: a.SenderID, ClientID: deref(q.ClientID), StepID: e.StepID, Kind: EventCreated, Data: map[string]any{"sequence_id": q.ID, "sequence_name": q.Name, "sender_id": a.SenderID}})
+				SenderID: a.SenderID, ClientID: deref(q.ClientID), StepID: e.StepID, Kind: EventCreated, Data: data})
 		}
 		if err := svc.store.Insert(ctx, es); err != nil {
 			return db.Conflict(err, "Another call enrolled some of these leads at the same moment.", "Preview again and commit the leads that are still eligible.")

@@ -72,6 +72,7 @@ type Enrollment struct {
 	FailedAt        *time.Time `bun:"failed_at" json:"failed_at"`
 	EndedAt         *time.Time `bun:"ended_at" json:"ended_at"`
 	ContactedAt     *time.Time `bun:"contacted_at" json:"contacted_at" doc:"When the enrollment first contacted its lead (invitation, message, InMail or email)."`
+	RuleOf          *string    `bun:"rule_of" json:"rule_of" format:"uuid" doc:"The sequence whose rule (on_reply, on_meeting_booked) enrolled the lead; null for an enrolment by a member. The replies before such an enrolment do not stop it; a reply after it does."`
 	LeaseUntil      *time.Time `bun:"lease_until" json:"-"`
 	CreatedAt       time.Time  `bun:"created_at" json:"created_at"`
 	UpdatedAt       time.Time  `bun:"updated_at" json:"updated_at"`
@@ -80,6 +81,12 @@ type Enrollment struct {
 	// that changed: every index on a column left out is left alone.
 	loaded *Enrollment `bun:"-" json:"-"`
 }
+
+// AfterReply reports whether the enrollment was made by a sequence's rule
+// in answer to the lead (a reply or a booking): the lead's replies before
+// it do not stop it, since the rule answers them. A reply after it ends it
+// through reply-stop, as it ends every live enrollment.
+func (e *Enrollment) AfterReply() bool { return e.RuleOf != nil }
 
 // WaitSending marks an enrollment whose action is out with its
 // transport: a run that finds it so after a lease asks the transport.

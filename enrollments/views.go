@@ -251,7 +251,8 @@ var reasonText = map[string][2]string{
 }
 
 // ordinary are waits that end by themselves as designed.
-var ordinary = map[string]bool{"wait_step": true, WaitTaskDue: true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true, WaitSending: true}
+var ordinary = map[string]bool{"wait_step": true, WaitTaskDue: true, "awaiting_acceptance": true, "out_of_office": true, "retrying": true, WaitSending: true,
+	WaitStartsLater: true}
 
 // selfLifting are limits that lift by themselves within days: a sequence
 // held only by them is still sending.

@@ -121,7 +121,19 @@ func (svc *Service) stop() Stopper {
 // conversation a meeting the lead booked came from. The sender is empty
 // when the lead has no thread. Returns only the database's errors.
 func (svc *Service) LatestConversation(ctx context.Context, leadID, senderID string) (sender string, sequenceID, clientID *string, err error) {
-	return svc.store.LatestConversation(ctx, leadID, senderID)
+	th, err := svc.store.LatestThread(ctx, leadID, senderID)
+	if err != nil || th == nil {
+		return "", nil, nil, err
+	}
+	return th.SenderID, th.SequenceID, th.ClientID, nil
+}
+
+// LatestThread returns the lead's thread with the latest message (with
+// senderID, when it is not empty), or nil when it has none: the
+// conversation a meeting the lead booked came from. Returns only the
+// database's errors.
+func (svc *Service) LatestThread(ctx context.Context, leadID, senderID string) (*Thread, error) {
+	return svc.store.LatestThread(ctx, leadID, senderID)
 }
 
 // Arrived is a reply a transport reported.
@@ -203,8 +215,14 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 			read.Intent = OutOfOffice
 		}
 	}
-	if r := read.Replacement; r != nil && r.Email != "" && strings.EqualFold(r.Email, lead.Address()) {
-		r.Email = "" // the lead's own address is no one else
+	if r := read.Replacement; r != nil {
+		// The lead's own address and profile are no one else's.
+		if r.Email != "" && strings.EqualFold(r.Email, lead.Address()) {
+			r.Email = ""
+		}
+		if r.LinkedIn != "" && r.LinkedIn == strings.ToLower(apikit.Deref(lead.PublicIdentifier)) {
+			r.LinkedIn = ""
+		}
 	}
 	// Reply-stop on the safe side: everything but an auto-reply that
 	// says the lead is away stops the lead's enrollments.
@@ -255,7 +273,7 @@ func (svc *Service) Receive(ctx context.Context, a Arrived) (*Received, error) {
 		data["returns_at"] = *read.ReturnsAt
 	}
 	if r := read.Replacement; r != nil {
-		data["replacement"] = map[string]any{"name": r.Name, "email": r.Email}
+		data["replacement"] = map[string]any{"name": r.Name, "email": r.Email, "linkedin": r.LinkedIn}
 	}
 	received := events.Event{WorkspaceID: a.WorkspaceID, LeadID: a.LeadID, SenderID: a.Sender.ID, ClientID: apikit.Deref(th.ClientID),
 		SequenceID: apikit.Deref(th.SequenceID), Kind: EventReplyReceived, Data: data}

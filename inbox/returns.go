@@ -20,6 +20,9 @@ import (
 type Replacement struct {
 	Name  string `json:"name,omitempty"`
 	Email string `json:"email,omitempty"`
+	// LinkedIn is the public identifier of the LinkedIn profile the reply
+	// gives (linkedin.com/in/<public identifier>).
+	LinkedIn string `json:"linkedin,omitempty"`
 }
 
 // senderTime is at in the sender's zone, as the message's Date header
@@ -568,6 +571,9 @@ var (
 
 var (
 	emailAddress = regexp.MustCompile(`[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+	// linkedInProfile is a LinkedIn profile's address; its group is the
+	// public identifier.
+	linkedInProfile = regexp.MustCompile(`(?i)\blinkedin\.com/in/([a-z0-9][a-z0-9_-]{1,99})`)
 	// nameRun is a person's name: one to three capitalized words, with a
 	// title in front.
 	nameRun = regexp.MustCompile(`((?:Herrn?|Frau|Mr\.?|Mrs\.?|Ms\.?|Mme|Sra?\.?)\s+)?\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){0,2}\s*$`)
@@ -580,8 +586,8 @@ var (
 // replacement returns the person a "no longer with the company" or
 // "not the right person" reply names instead: the first address it gives,
 // with the name written before it, or a name after "contact", "wenden Sie
-// sich an", "contactez", "contacta a" and the like; nil when it names
-// nobody.
+// sich an", "contactez", "contacta a" and the like, and the first
+// LinkedIn profile it gives; nil when it names nobody.
 func replacement(body string) *Replacement {
 	var r Replacement
 	if loc := emailAddress.FindStringIndex(body); loc != nil {
@@ -603,7 +609,10 @@ func replacement(body string) *Replacement {
 			r.Name = strings.TrimSpace(m[1])
 		}
 	}
-	if r.Name == "" && r.Email == "" {
+	if m := linkedInProfile.FindStringSubmatch(body); m != nil {
+		r.LinkedIn = strings.ToLower(m[1])
+	}
+	if r.Name == "" && r.Email == "" && r.LinkedIn == "" {
 		return nil
 	}
 	return &r

@@ -153,6 +153,8 @@ func TestNoLongerWithTheCompany(t *testing.T) {
 		{"Auto: hello", "This mailbox is no longer monitored: I have left the company.", true, nil},
 		{"Re: hello", "I'm not the right person, you should talk to Maria Lopez <maria@globex.example>.", false,
 			&Replacement{Name: "Maria Lopez", Email: "maria@globex.example"}},
+		{"Re: hello", "Wrong person, sorry. Please write to Tom Berg instead: https://www.linkedin.com/in/Tom-Berg-42/", false,
+			&Replacement{Name: "Tom Berg", LinkedIn: "tom-berg-42"}},
 	} {
 		got, err := Rules{}.Classify(context.Background(), Incoming{Subject: c.subject, Body: c.body, ReceivedAt: time.Now()})
 		is.NoErr(err)

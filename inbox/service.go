@@ -13,6 +13,7 @@ import (
 	"github.com/leadline/leadline/internal/db"
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/workspace"
 )
 
@@ -65,6 +66,7 @@ type Service struct {
 	log        EventLog
 	classifier Classifier
 	stopper    Stopper
+	rules      RuleLog
 	// custom: UseClassifier chose the classifier for every workspace.
 	custom bool
 	teams  teamModels
@@ -79,6 +81,18 @@ type Service struct {
 func NewService(d *db.DB, clock apikit.Clock, ss Senders, ls Leads, cat Catalog, log EventLog) *Service {
 	return &Service{db: d, store: NewBunStore(d), clock: clock, senders: ss, leads: ls, catalog: cat, log: log, classifier: DefaultClassifier()}
 }
+
+// RuleLog is what the inbox needs of the sequences area to show what its
+// rules did on a thread.
+type RuleLog interface {
+	// RunsOfThread returns the rules that ran on the workspace's thread,
+	// the oldest first. Returns only the database's errors.
+	RunsOfThread(ctx context.Context, workspaceID, threadID string) ([]sequences.RuleRun, error)
+}
+
+// RulesWith sets where a thread's view reads what the sequences' rules
+// did on it. Without one, a view shows none.
+func (svc *Service) RulesWith(r RuleLog) { svc.rules = r }
 
 // UseClassifier replaces the built-in classifier, for example with a
 // model-backed one.
@@ -225,7 +239,13 @@ func (svc *Service) Get(ctx context.Context, p apikit.Principal, id string) (*Th
 	if ms == nil {
 		ms = []Message{}
 	}
-	return &ThreadView{Thread: *th, Messages: ms}, nil
+	runs := []sequences.RuleRun{}
+	if svc.rules != nil {
+		if runs, err = svc.rules.RunsOfThread(ctx, th.WorkspaceID, th.ID); err != nil {
+			return nil, err
+		}
+	}
+	return &ThreadView{Thread: *th, Messages: ms, Rules: runs}, nil
 }
 
 func badIntent(i Intent) error {

@@ -25,7 +25,9 @@ type Store interface {
 	ByID(ctx context.Context, workspaceID, id string, lock bool) (*Thread, error)
 	Prefetch(ctx context.Context, workspaceID string, pairs [][2]string, channel map[string]string) error
 	SaveThread(ctx context.Context, t *Thread) error
-	LatestConversation(ctx context.Context, leadID, senderID string) (string, *string, *string, error)
+	// LatestThread returns the lead's thread with the latest message
+	// (with senderID, when it is not empty), or nil when it has none.
+	LatestThread(ctx context.Context, leadID, senderID string) (*Thread, error)
 	// AddMessage inserts m unless its thread has the same provider
 	// message in the same direction; it reports whether it inserted.
 	AddMessage(ctx context.Context, m *Message) (bool, error)
@@ -135,23 +137,18 @@ func (b *BunStore) Conversation(ctx context.Context, t *Thread) (*Thread, error)
 	return find() // another transaction made it meanwhile
 }
 
-// LatestConversation returns the sender, sequence and client of the
-// lead's latest thread (with senderID, when it is not empty); an empty
-// sender when the lead has none.
-func (b *BunStore) LatestConversation(ctx context.Context, leadID, senderID string) (string, *string, *string, error) {
-	var conv struct {
-		SenderID   string  `bun:"sender_id"`
-		SequenceID *string `bun:"sequence_id"`
-		ClientID   *string `bun:"client_id"`
-	}
-	q := b.db.IDB(ctx).NewSelect().Table("threads").Column("sender_id", "sequence_id", "client_id").Where("lead_id = ?", leadID)
+// LatestThread returns the lead's thread with the latest message (with
+// senderID, when it is not empty), or nil when it has none.
+func (b *BunStore) LatestThread(ctx context.Context, leadID, senderID string) (*Thread, error) {
+	var out []Thread
+	q := b.db.IDB(ctx).NewSelect().Model(&out).Where("th.lead_id = ?", leadID)
 	if senderID != "" {
-		q = q.Where("sender_id = ?", senderID)
+		q = q.Where("th.sender_id = ?", senderID)
 	}
-	if err := q.OrderExpr("last_message_at DESC").Limit(1).Scan(ctx, &conv); err != nil && !db.IsNoRows(err) {
-		return "", nil, nil, err
+	if err := q.OrderExpr("th.last_message_at DESC").Limit(1).Scan(ctx); err != nil || len(out) == 0 {
+		return nil, err
 	}
-	return conv.SenderID, conv.SequenceID, conv.ClientID, nil
+	return &out[0], nil
 }
 
 // threadKey is a conversation's thread in the transaction's memo.

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/senders"
+	"github.com/leadline/leadline/sequences"
 )
 
 // Directions of a message.
@@ -89,8 +90,10 @@ type Message struct {
 	CreatedAt         time.Time `bun:"created_at" json:"-"`
 }
 
-// ThreadView is a thread with its messages, oldest first.
+// ThreadView is a thread with its messages, oldest first, and what the
+// sequences' rules did on it.
 type ThreadView struct {
 	Thread
-	Messages []Message `json:"messages"`
+	Messages []Message           `json:"messages"`
+	Rules    []sequences.RuleRun `json:"rules" doc:"What the sequences' rules (on_reply, on_meeting_booked) did because of the thread's replies and the lead's meetings, the oldest first: each field's outcome, done, unchanged or refused with the reason."`
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/leadline/leadline/leads"
 	"github.com/leadline/leadline/oauth"
 	"github.com/leadline/leadline/reports"
+	"github.com/leadline/leadline/rules"
 	"github.com/leadline/leadline/senders"
 	"github.com/leadline/leadline/sequences"
 	"github.com/leadline/leadline/tasks"
@@ -65,6 +66,9 @@ type Platform struct {
 	Reports     *reports.Service
 	Bookings    *bookings.Service
 	Enrollments *enrollments.Service
+	// Rules run what the sequences' rules say a reply or a booked meeting
+	// does; the runners take them.
+	Rules *rules.Service
 	// SenderSecrets are the senders' secrets typed in (sealed under
 	// SecretKey), and the platform's credentials: a stored secret first,
 	// else the environment variable of its name.
@@ -98,12 +102,14 @@ func New(cfg Config) *Platform {
 	p.Senders = senders.NewService(d, clock, p.Log)
 	p.SenderSecrets = senders.NewSecrets(d, clock, cfg.SecretKey)
 	p.OAuth = oauth.NewService(d, clock, cfg.SecretKey, cfg.Logger)
-	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Log)
+	p.Sequences = sequences.NewService(d, clock, p.Senders, p.Workspaces, p.Log)
 	p.Tasks = tasks.NewService(d, clock, p.Workspaces, p.Log)
 	p.Inbox = inbox.NewService(d, clock, p.Senders, p.Leads, p.Workspaces, p.Log)
 	p.Bookings = bookings.NewService(d, clock, p.Leads, p.Inbox, p.Log, cfg.SecretKey)
 	p.Enrollments = enrollments.NewService(d, clock, p.Leads, p.Workspaces, p.Sequences, p.Senders, p.Tasks, p.Log)
 	p.Reports = reports.NewService(d, clock, p.ReportAreas())
+	p.Rules = rules.NewService(rules.Config{DB: d, Clock: clock, Leads: p.Leads, Catalog: p.Workspaces, Inbox: p.Inbox, Tasks: p.Tasks,
+		Enrollments: p.Enrollments, Sequences: p.Sequences})
 	p.wire()
 	p.Inbound = engine.NewQueue(d, clock)
 	p.Metrics = newMetrics(p)
@@ -140,6 +146,8 @@ func (p *Platform) wire() {
 	p.Inbox.StopWith(stopper{p.Enrollments})
 	// A lead that moves to another client takes its threads along.
 	p.Leads.FollowClient(p.Inbox)
+	// A thread shows what the sequences' rules did on it.
+	p.Inbox.RulesWith(p.Sequences)
 }
 
 // UseTransports sets the transports the platform's runners send with and
@@ -157,7 +165,7 @@ func (p *Platform) Runner() *engine.Runner { return p.NewRunner(p.transports) }
 func (p *Platform) NewRunner(ts map[string]senders.Transport) *engine.Runner {
 	r := engine.New(engine.Config{DB: p.DB, Clock: p.Clock, Logger: p.Logger, Enrollments: p.Enrollments, Leads: p.Leads,
 		Catalog: p.Workspaces, Sequences: p.Sequences, Senders: p.Senders, Tasks: p.Tasks, Inbox: p.Inbox, Bookings: p.Bookings,
-		Log: p.Log, Queue: p.Inbound, Transports: ts})
+		Rules: p.Rules, Log: p.Log, Queue: p.Inbound, Transports: ts})
 	r.Observe(p.Metrics)
 	// A worker folds the reports' counter shards once a day.
 	r.OnChecks(p.Reports.Compact)

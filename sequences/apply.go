@@ -11,14 +11,16 @@ import (
 	"github.com/leadline/leadline/internal/db"
 )
 
-// Spec is a sequence as a setup file declares it: its steps and the
-// senders (by name) it rotates between. A new sequence is a draft until it
-// is activated.
+// Spec is a sequence as a setup file declares it: its steps, the senders
+// (by name) it rotates between and its rules. A new sequence is a draft
+// until it is activated.
 type Spec struct {
-	Name    string   `yaml:"name"`
-	Client  string   `yaml:"client"`
-	Senders []string `yaml:"senders"`
-	Steps   []Step   `yaml:"steps"`
+	Name            string          `yaml:"name"`
+	Client          string          `yaml:"client"`
+	Senders         []string        `yaml:"senders"`
+	Steps           []Step          `yaml:"steps"`
+	OnReply         map[string]Rule `yaml:"on_reply"`
+	OnMeetingBooked *Rule           `yaml:"on_meeting_booked"`
 }
 
 // Owner is the workspace a setup file's sequences belong to.
@@ -32,12 +34,17 @@ type Owner struct {
 // transaction ctx carries, and returns one line per change (with the
 // problems of each graph, which block activation, not saving).
 // Returns E_PAYLOAD_INVALID for an unknown client or sender, a sender of
-// another client, or a change to an active sequence's steps or senders.
+// another client, a change to an active sequence's steps or senders, or a
+// rule that names what the workspace does not have (rules.go). A
+// sequence's rules may change while it runs.
 func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string, error) {
 	var changes []string
 	seen := map[string]bool{}
 	err := svc.db.InTx(ctx, func(ctx context.Context) error {
 		now := db.Now(ctx, svc.clock)
+		// The rules are checked once every sequence of the file is saved,
+		// so that a rule may name one listed after it.
+		var ruled []*Sequence
 		for _, spec := range specs {
 			name := strings.TrimSpace(spec.Name)
 			bad := func(format string, args ...any) error {
@@ -55,9 +62,12 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 				return apikit.Invalid(fmt.Sprintf("Sequence %q is listed twice.", name), "List each sequence once.")
 			}
 			seen[name] = true
-			q := &Sequence{Name: name, SenderIDs: []string{}, Steps: spec.Steps}
+			q := &Sequence{Name: name, SenderIDs: []string{}, Steps: spec.Steps, OnReply: spec.OnReply, OnMeetingBooked: spec.OnMeetingBooked}
 			if q.Steps == nil {
 				q.Steps = []Step{}
+			}
+			if len(q.OnReply) == 0 {
+				q.OnReply = nil
 			}
 			if spec.Client != "" {
 				id, ok := o.Clients[spec.Client]
@@ -102,20 +112,27 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 				if !sameSteps(old.Steps, q.Steps) {
 					fields = append(fields, "steps")
 				}
-				if len(fields) == 0 {
+				rules := !sameRules(old, q)
+				if len(fields) == 0 && !rules {
 					continue
 				}
-				if old.Status == Active {
+				if old.Status == Active && len(fields) > 0 {
 					return apikit.Invalid(fmt.Sprintf("Sequence %q is active; its %s cannot change while it runs.", name, strings.Join(fields, " and ")),
 						"Pause it first (POST /v1/sequences/{id}/pause), apply the file, then activate it again. Enrollments keep their place by step id.")
 				}
 				q.ID, q.WorkspaceID, q.Status, q.ActivatedAt, q.PausedAt, q.CreatedAt, q.UpdatedAt =
 					old.ID, old.WorkspaceID, old.Status, old.ActivatedAt, old.PausedAt, old.CreatedAt, now
 				q.Winners = keptWinners(old.Winners, old.Steps, q.Steps)
+				if rules {
+					fields = append(fields, "rules")
+				}
 				what = "updated (" + strings.Join(fields, ", ") + ")"
 			}
 			if err := svc.store.Save(ctx, q, insert); err != nil {
 				return err
+			}
+			if q.OnReply != nil || q.OnMeetingBooked != nil {
+				ruled = append(ruled, q)
 			}
 			ps, err := svc.Problems(ctx, q)
 			if err != nil {
@@ -131,13 +148,21 @@ func (svc *Service) Apply(ctx context.Context, o Owner, specs []Spec) ([]string,
 			}
 			changes = append(changes, line)
 		}
+		for _, q := range ruled {
+			if err := svc.checkRules(ctx, q); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	return changes, err
 }
 
 // sameSteps compares steps as they are stored.
-func sameSteps(a, b []Step) bool {
+func sameSteps(a, b []Step) bool { return sameJSON(a, b) }
+
+// sameJSON compares two values as they are stored, as JSON.
+func sameJSON(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)

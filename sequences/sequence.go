@@ -118,8 +118,12 @@ type Sequence struct {
 	PausedAt    *time.Time        `bun:"paused_at" json:"paused_at"`
 	StalledAt   *time.Time        `bun:"stalled_at" json:"stalled_at" doc:"Set while the sequence has had due work it could not send for 24 hours (a sequence.stalled event); null again when it sends (sequence.recovered)."`
 	Winners     map[string]Winner `bun:"variant_winners,type:jsonb" json:"winners" doc:"By step id: the variant that step sends to every enrollment reaching it, picked by evidence or by a manager (and undone picks)."`
-	CreatedAt   time.Time         `bun:"created_at" json:"created_at"`
-	UpdatedAt   time.Time         `bun:"updated_at" json:"updated_at"`
+	// OnReply and OnMeetingBooked are the sequence's rules: what a reply
+	// or a booked meeting does beyond reply-stop (rules.go).
+	OnReply         map[string]Rule `bun:"on_reply,type:jsonb" json:"on_reply" doc:"By reply intent (interested, question, not_now, not_interested, ooo, wrong_person, unclear): what a reply read so does to the lead beyond stopping its enrollments, once per reply (docs/SEQUENCES.md, Replies that move leads on)."`
+	OnMeetingBooked *Rule           `bun:"on_meeting_booked,type:jsonb" json:"on_meeting_booked" doc:"What a meeting the lead books (meeting.booked) does to the lead; null for nothing. enroll_replacement does not apply."`
+	CreatedAt       time.Time       `bun:"created_at" json:"created_at"`
+	UpdatedAt       time.Time       `bun:"updated_at" json:"updated_at"`
 }
 
 // StepByID returns the step with id, and false when there is none.

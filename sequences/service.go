@@ -38,6 +38,7 @@ type Service struct {
 	store   Store
 	clock   apikit.Clock
 	senders Senders
+	catalog Catalog
 	log     EventLog
 	// onStatus are called, inside the transaction, when a sequence is
 	// activated or paused: enrollments hold or release their work.
@@ -59,9 +60,10 @@ func (svc *Service) statusChanged(ctx context.Context, q *Sequence) error {
 	return nil
 }
 
-// NewService returns the sequences Service on d.
-func NewService(d *db.DB, clock apikit.Clock, ss Senders, log EventLog) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, senders: ss, log: log}
+// NewService returns the sequences Service on d; cat checks what the
+// sequences' rules name.
+func NewService(d *db.DB, clock apikit.Clock, ss Senders, cat Catalog, log EventLog) *Service {
+	return &Service{db: d, store: NewBunStore(d), clock: clock, senders: ss, catalog: cat, log: log}
 }
 
 // SenderRef names a sender of a sequence.
@@ -141,6 +143,9 @@ func (svc *Service) View(ctx context.Context, q *Sequence) (*SequenceView, error
 	v := &SequenceView{Sequence: *q, Senders: []SenderRef{}, Problems: problemsWith(q, ss)}
 	if v.Winners == nil {
 		v.Winners = map[string]Winner{}
+	}
+	if v.OnReply == nil {
+		v.OnReply = map[string]Rule{}
 	}
 	for _, s := range ss {
 		v.Senders = append(v.Senders, SenderRef{ID: s.ID, Name: s.Name, Channel: s.Channel})

@@ -44,9 +44,11 @@ func (s *Server) registerSequences() {
 
 	register(s, huma.Operation{
 		OperationID: "get-sequence", Method: http.MethodGet, Path: "/v1/sequences/{id}", Tags: tags,
-		Summary:     "Get a sequence",
-		Description: "The sequence's steps, senders and status, and the problems of its graph: a sequence with any problem cannot be activated.",
-		Errors:      []int{http.StatusNotFound},
+		Summary: "Get a sequence",
+		Description: "The sequence's steps, senders and status, its rules (on_reply by intent, on_meeting_booked: what a reply or a booked meeting does " +
+			"to the lead beyond stopping its enrollments), and the problems of its graph: a sequence with any problem cannot be activated. " +
+			"Steps and rules are set in the setup (`leadline apply`) or the console, not through the API.",
+		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *sequenceIDInput) (*dataOutput[*sequences.SequenceView], error) {
 		q, err := s.sequences.Visible(ctx, p, in.ID)
 		if err != nil {

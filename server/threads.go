@@ -82,7 +82,8 @@ func (s *Server) registerThreads() {
 
 	register(s, huma.Operation{
 		OperationID: "get-thread", Method: http.MethodGet, Path: "/v1/threads/{id}", Tags: tags,
-		Summary: "Get a thread", Description: "The thread with its messages, oldest first. Reading it changes nothing: mark it read with POST /v1/threads/{id}/read.",
+		Summary: "Get a thread", Description: "The thread with its messages, oldest first, and what the sequences' rules did because of its replies and the lead's meetings " +
+			"(`rules`: each field's outcome, done, unchanged or refused with its reason). Reading it changes nothing: mark it read with POST /v1/threads/{id}/read.",
 		Errors: []int{http.StatusNotFound},
 	}, apikit.RoleClientViewer, apikit.ClassRead, func(ctx context.Context, p apikit.Principal, in *threadIDInput) (*dataOutput[*inbox.ThreadView], error) {
 		return dataFrom(s.inbox.Get(ctx, p, in.ID))

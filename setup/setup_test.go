@@ -58,7 +58,7 @@ func TestApplySequences(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(len(changes), 0)
 
-		svc := sequences.NewService(d, clock, senders.NewService(d, clock, events.NewLog(d, clock)), events.NewLog(d, clock))
+		svc := sequences.NewService(d, clock, senders.NewService(d, clock, events.NewLog(d, clock)), nil, events.NewLog(d, clock))
 		var wsID string
 		is.NoErr(d.NewSelect().Table("workspaces").Column("id").Where("name = 'acme'").Scan(ctx, &wsID))
 		is.NoErr(svc.ActivateByName(ctx, wsID, "Berlin CTOs"))

@@ -59,6 +59,7 @@ var Kinds = []Kind{
 	{"sequence.paused", "A sequence was paused."},
 	{"sequence.variant_won", "A step's variant won its test: by evidence (its posterior probability of being the best on the metric reached the step's confidence) or picked by a manager; every enrollment reaching the step from now on gets it. data: sequence_id, name, step_id, variant_id, by (evidence, manual), and for evidence metric, probability and counts (each variant's variant_id, sent, accepted, replied, positive_replies, meetings)."},
 	{"sequence.variant_winner_undone", "A manager undid a step's winner: the step splits its traffic by weight again. data: sequence_id, name, step_id, variant_id, by."},
+	{"sequence.rule_applied", "A sequence's rule ran for a reply (on_reply, by its intent) or a booked meeting (on_meeting_booked), once per reply or booking. data: sequence_id, sequence_name, rule (the intent, or meeting_booked), lead_id, run_id, thread_id, message_id, booking_id, done and refused (each field's outcome: field, value, status, reason, detail, lead_id, ref)."},
 }
 
 // Known reports whether t is a delivered event type.

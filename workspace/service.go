@@ -581,3 +581,23 @@ func (s *Service) IsMember(ctx context.Context, workspaceID, memberID string) (b
 func (s *Service) Named(ctx context.Context, workspaceID string, kind Kind, ids []string) ([]Named, error) {
 	return s.store.Named(ctx, workspaceID, kind, ids)
 }
+
+// NamedByName returns the workspace's entries of kind among names, by
+// name; a name the workspace does not have is left out.
+func (s *Service) NamedByName(ctx context.Context, workspaceID string, kind Kind, names []string) ([]Named, error) {
+	return s.store.NamedByName(ctx, workspaceID, kind, names)
+}
+
+// ActiveMemberID returns the id of the workspace's active member with
+// email (compared case-insensitively), or "" when it has none: the member
+// a sequence's rule assigns work to.
+func (s *Service) ActiveMemberID(ctx context.Context, workspaceID, email string) (string, error) {
+	m, err := s.store.MemberByEmail(ctx, workspaceID, strings.TrimSpace(email))
+	if db.IsNoRows(err) || (err == nil && !m.Active) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
