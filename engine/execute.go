@@ -483,6 +483,9 @@ func (r *Runner) request(ctx context.Context, e *enrollments.Enrollment, step se
 	action := senders.Action(a.Action)
 	req := senders.Request{Key: a.IdemKey, Sender: s, Action: action, Lead: lead.Recipient(), Purpose: senders.PurposeSequence,
 		StepID: step.ID, VariantID: apikit.Deref(a.VariantID)}
+	if e.AfterReply() {
+		req.RuleAt = e.CreatedAt
+	}
 	if threads(s, action) {
 		var err error
 		if req.Thread, err = r.svc.inbox.Earlier(ctx, s, e.LeadID, e.SequenceID); err != nil {

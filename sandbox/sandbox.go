@@ -99,7 +99,7 @@ type Network struct {
 	counts      map[string]int // sender|day|action
 	dnc         map[string]time.Time
 	blacklisted map[string]bool
-	replied     map[string]time.Time
+	replied     map[string][]time.Time // when each lead's replies were handed over, in order
 	violations  []Violation
 	performed   []Performed
 	scripts     map[string]Outcome
@@ -127,7 +127,7 @@ type Network struct {
 func New(seed int64, clock apikit.Clock, rates Rates) *Network {
 	return &Network{seed: seed, clock: clock, rates: rates, results: map[string]senders.Result{},
 		configs: map[string]senders.Sender{}, counts: map[string]int{}, dnc: map[string]time.Time{},
-		blacklisted: map[string]bool{}, replied: map[string]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}, drawn: map[string]int{},
+		blacklisted: map[string]bool{}, replied: map[string][]time.Time{}, scripts: map[string]Outcome{}, failures: map[string][]error{}, drawn: map[string]int{},
 		last: map[string]time.Time{}, invited: map[string]time.Time{}, accepted: map[string]bool{}, withdrawn: map[string]bool{}}
 }
 
@@ -366,8 +366,16 @@ func (n *Network) judge(cfg senders.Sender, req senders.Request, at time.Time, d
 	if n.blacklisted[req.Lead.LeadID] {
 		add("blacklist", "the lead is blacklisted")
 	}
-	if t, ok := n.replied[req.Lead.LeadID]; ok && at.After(t) && req.Purpose != senders.PurposeEnrichment && !manual {
-		add("reply_stop", "the lead replied; the reply was handed over at "+t.Format(time.RFC3339))
+	// A sequence's rule may enrol a lead after its reply (not_now: a
+	// nurture sequence): the replies before that enrollment do not stop
+	// it, a reply after it does.
+	if req.Purpose != senders.PurposeEnrichment && !manual {
+		for _, t := range n.replied[req.Lead.LeadID] {
+			if at.After(t) && (req.RuleAt.IsZero() || t.After(req.RuleAt)) {
+				add("reply_stop", "the lead replied; the reply was handed over at "+t.Format(time.RFC3339))
+				break
+			}
+		}
 	}
 }
 
@@ -492,9 +500,7 @@ func (n *Network) Inbound(ctx context.Context, until time.Time) ([]senders.Inbou
 			n.accepted[in.SenderID+"|"+in.LeadID] = true
 		}
 		if in.Kind == senders.InboundReply && !in.AutoReply {
-			if _, ok := n.replied[in.LeadID]; !ok {
-				n.replied[in.LeadID] = until
-			}
+			n.replied[in.LeadID] = append(n.replied[in.LeadID], until)
 		}
 		// AutoReply is the network's own knowledge of who wrote a reply.
 		// Providers do not say it: the platform must tell from the
@@ -571,4 +577,5 @@ var replyTexts = []string{
 	"Combien ça coûte pour une équipe de 10 personnes ?",
 	"Me interesa, ¿podemos hablar el jueves por la tarde?",
 	"No soy la persona adecuada, habla con nuestro director de ventas.",
+	"Wrong person, sorry: please write to Maria Keller (maria.keller@northwind.test), she runs our platform team.",
 }

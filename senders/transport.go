@@ -40,6 +40,11 @@ type Request struct {
 	// the step's variant ("" for a step without variants or an action of
 	// no step): what a sandbox answers by (sandbox.Rates.Variants).
 	StepID, VariantID string
+	// RuleAt is when a sequence's rule made the enrollment the action
+	// belongs to (zero for a member's enrolment): a rule may enrol a lead
+	// after its reply (docs/SEQUENCES.md), and a sandbox's reply-stop
+	// audit judges the replies before it accordingly.
+	RuleAt time.Time
 }
 
 // Thread is what a sender sent a lead before in the same sequence, oldest

@@ -80,6 +80,8 @@ type Result struct {
 	Stopped map[string]int
 	// Variants are the numbers of every step's variants at the end.
 	Variants []VariantLine
+	// Rules is what the sequences' rules did (on_reply, on_meeting_booked).
+	Rules RuleCounts
 	// Phases is the wall time each part of the simulation took.
 	Phases Phases
 }
@@ -273,6 +275,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		res.Variants = append(res.Variants, lines...)
+		res.Violations = append(res.Violations, bad...)
+		rc, bad, err := ruleAudit(ctx, d, w.ID, spec.Blacklist.Companies)
+		if err != nil {
+			return nil, err
+		}
+		res.Rules.Runs += rc.Runs
+		res.Rules.Enrolled += rc.Enrolled
 		res.Violations = append(res.Violations, bad...)
 		var counts []struct {
 			Kind string `bun:"kind"`
@@ -562,7 +571,10 @@ func report(ctx context.Context, w io.Writer, d *db.DB, res *Result) {
 	}
 	fmt.Fprintf(w, "Guards: senders stopped at the end: %s.\n", strings.Join(stopped, ", "))
 	variantReport(w, res.Variants)
-	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, spacing, hourly caps, holidays, withdrawals, do-not-contact, blacklist, reply-stop) and the variants' numbers:\n")
+	if res.Rules.Runs > 0 {
+		fmt.Fprintf(w, "\nReplies that moved leads on: %d rule runs, %d enrollments made by rules.\n", res.Rules.Runs, res.Rules.Enrolled)
+	}
+	fmt.Fprintf(w, "\nAudit by the sandbox's own counts (caps, 7-day invitations, warm-up, schedule, spacing, hourly caps, holidays, withdrawals, do-not-contact, blacklist, reply-stop), the variants' numbers and what the rules enrolled:\n")
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "  0 violations.")
 		return

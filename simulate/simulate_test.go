@@ -189,3 +189,63 @@ func TestParseVariantRate(t *testing.T) {
 		is.True(strings.Contains(err.Error(), "--variant-rate"))
 	}
 }
+
+// rulesWorld is a workspace whose outreach moves leads on by their
+// replies: interested ones qualified and tagged, not-now ones to a nurture
+// sequence, a wrong person's named colleague enrolled; the nurture
+// sequence sends not-now leads back, which the bound on rules must stop.
+const rulesWorld = `
+workspaces:
+  - name: rules
+    timezone: UTC
+    plan: pro
+    members: [{email: owner@rules.test, role: owner}]
+    clients: [Acme]
+    stages: [New, Qualified]
+    tags: [hot]
+    blacklist: {companies: [Umbrella]}
+    senders:
+      - {name: m1, channel: email, client: Acme, address: m1@rules.test, caps: {email: 80}, max_bounce_rate: 0}
+      - {name: m2, channel: email, client: Acme, address: m2@rules.test, caps: {email: 80}, max_bounce_rate: 0}
+    sequences:
+      - name: Outreach
+        client: Acme
+        senders: [m1, m2]
+        on_reply:
+          interested: {stage: Qualified, tag: hot, task: "Call within a day"}
+          not_now: {enroll: Nurture, after_days: 2}
+          wrong_person: {enroll_replacement: Nurture}
+        steps:
+          - {id: hi, type: email, subject: "Hello {{first_name|there}}", body: "A short note."}
+      - name: Nurture
+        client: Acme
+        senders: [m1, m2]
+        on_reply:
+          not_now: {enroll: Outreach}
+        steps:
+          - {id: again, type: email, subject: "Checking in", body: "Another short note."}
+`
+
+// TestSimulatedRules: over a fortnight the rules run on the replies and
+// enrol leads, and the audit finds no do-not-contact or blacklisted lead
+// enrolled by a rule and no loop between the two sequences.
+func TestSimulatedRules(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		t.Parallel()
+		is := is.New(t)
+		f, err := setup.Decode(strings.NewReader(rulesWorld))
+		is.NoErr(err)
+		rates := sandbox.DefaultRates
+		rates.Reply = 0.5
+		var out bytes.Buffer
+		res, err := simulate.Run(context.Background(), simulate.Config{DB: d, Setup: f, Days: 14, Seed: 5, Leads: 300, Start: "2026-03-02", Rates: rates, Out: &out})
+		is.NoErr(err)
+		if len(res.Violations) > 0 {
+			t.Log(out.String())
+		}
+		is.Equal(len(res.Violations), 0)
+		is.True(res.Rules.Runs > 0)
+		is.True(res.Rules.Enrolled > 0)
+		is.True(strings.Contains(out.String(), "Replies that moved leads on:"))
+	})
+}
