@@ -429,3 +429,22 @@ func TestRuleChainsAreBounded(t *testing.T) {
 		is.Equal(e.enrollment(bob).Status, enrollments.Replied)
 	})
 }
+
+// TestRuleQueriesUseIndexes: taking in replies whose rules run (stage,
+// tag, an enrol now and one later, a refusal), and reading a thread's
+// runs, read rule_runs and the lead's enrollments through their indexes
+// on both engines.
+func TestRuleQueriesUseIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		e, ids := contacted(t, d, "Ann Lee", "Bob Ray")
+		queries := dbtest.Record(d).During(func() {
+			e.replies(ids[0], "p-1", "Not right now, maybe next quarter.", false)
+			e.replies(ids[1], "p-2", "Sounds interesting, happy to chat. How about Thursday?", false)
+			e.replies(ids[0], "p-3", "Not right now, maybe next quarter.", false)
+			_ = e.runs(ids[0])
+		})
+		for _, table := range []string{"rule_runs", "enrollments"} {
+			dbtest.AssertNoScan(t, d, table, "", queries)
+		}
+	})
+}

@@ -330,6 +330,8 @@ func TestVariantQueriesUseIndexes(t *testing.T) {
 			_, err = e.svc.Stats(ctx, e.p, e.ids["Test"])
 			is.NoErr(err)
 			is.NoErr(e.seqs.PickWinners(ctx, e.clock.Now()))
+			_, err = e.seqs.VariantCountsSent(ctx, e.ids["Test"], monday, monday.AddDate(0, 0, 7)) // a sequence's report
+			is.NoErr(err)
 		})
 		st, err := e.svc.Stats(ctx, e.p, e.ids["Test"])
 		is.NoErr(err)
