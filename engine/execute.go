@@ -408,8 +408,14 @@ func (r *Runner) prepareAction(ctx context.Context, e *enrollments.Enrollment, q
 		return failWith("missing_variable", err.Error())
 	}
 	// The sender's guards (spacing, hourly cap, holidays, the rate
-	// guards' stops: senders/guards.go) before its budget.
-	held, release, err := r.svc.senders.Guard(ctx, s, action, now)
+	// guards' stops: senders/guards.go) before its budget. The action was
+	// due when its enrollment was (its slot in the sender's plan):
+	// spacing draws the next gap from there.
+	due := now
+	if e.NextRunAt != nil && e.NextRunAt.Before(now) {
+		due = *e.NextRunAt
+	}
+	held, release, err := r.svc.senders.Guard(ctx, s, action, now, due)
 	if err != nil {
 		return nil, false, err
 	}

@@ -31,8 +31,10 @@ const maxPaces = 100_000
 // (postpone) and a closed schedule. Within a working window the slots
 // follow one another as the sender's own guards would let it act: each
 // the spacing's gap after the one before (the same draw as the spacing
-// guard, senders.SpacingGap, so a sender that acts on its slot is free
-// exactly at the next one) and no closer than the hourly cap allows. A
+// guard, senders.NextSlot, so a sender that acts on its slot is free
+// exactly at the next one), but at least the minimum gap and the
+// runner's tick apart (a sender that acts a tick late is then free at
+// the next slot all the same), and no closer than the hourly cap allows. A
 // day holds no more slots of an action than its cap; past the window or
 // the cap, the slots go on in the next window. So a sender's waiting
 // enrollments wake one at a time, about when it can act, instead of all
@@ -72,12 +74,13 @@ func (r *Runner) wakeAt(s *senders.Sender, a senders.Action, from time.Time) tim
 		slot := open
 		if !p.last.IsZero() {
 			next := p.last.Add(least)
-			if gap := p.last.Add(senders.SpacingGap(s.ID, p.last, lo, hi)); lo > 0 && gap.After(next) {
-				next = gap
+			if lo > 0 {
+				// The runner acts on a slot up to a tick late, and the
+				// guard keeps the minimum gap from then: no slot closer.
+				gap := max(senders.SpacingGap(s.ID, p.last, lo, hi), lo+r.Cadence)
+				next = maxTime(next, p.last.Add(gap))
 			}
-			if next.After(slot) {
-				slot = next
-			}
+			slot = maxTime(slot, next)
 		}
 		if start, end, ok := s.Schedule.Window(slot, loc); !ok || start.After(slot) || !slot.Before(end) {
 			t = slot
@@ -91,4 +94,11 @@ func (r *Runner) wakeAt(s *senders.Sender, a senders.Action, from time.Time) tim
 		return slot
 	}
 	return from
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

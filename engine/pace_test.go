@@ -82,3 +82,30 @@ func TestWakeAtKeepsTheHourlyCap(t *testing.T) {
 		prev = next
 	}
 }
+
+// TestAPlanAllowsForTheTick: a runner that ticks every 30 s acts on a slot
+// up to 30 s late. The spacing guard then frees the sender no later than
+// the plan's next slot (senders.NextSlot draws the gap from the slot, and
+// keeps the minimum from the late action), so that the enrollment woken
+// for that slot is not held again.
+func TestAPlanAllowsForTheTick(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	tick := 30 * time.Second
+	r := &Runner{paces: map[paceKey]*pace{}, Cadence: tick}
+	s := &senders.Sender{ID: "anna", Channel: senders.LinkedIn, Timezone: "UTC", Schedule: senders.DefaultSchedule(),
+		Caps:   senders.Caps{"profile_view": 150},
+		Guards: senders.GuardSettings{Spacing: &senders.Spacing{Min: "45s", Max: "3m"}}}
+	lo, hi := s.SpacingOf()
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	slot := r.wakeAt(s, senders.ProfileView, at)
+	for i := range 60 {
+		next := r.wakeAt(s, senders.ProfileView, at)
+		is.True(next.Sub(slot) >= lo+tick) // never closer than a late tick needs
+		late := slot.Add(time.Duration(i%4) * 10 * time.Second)
+		free := senders.NextSlot(s.ID, slot, late, lo, hi)
+		is.True(!free.After(next))    // the sender is free at the next slot
+		is.True(free.Sub(late) >= lo) // and never closer than the minimum
+		slot = next
+	}
+}

@@ -88,6 +88,10 @@ type Runner struct {
 	// GroupHold bounds how long one group transaction runs, so that other
 	// writers wait behind the runner for no longer.
 	GroupHold time.Duration
+	// Cadence is how often the runner ticks (Run sets it; a simulation
+	// its own tick): it acts on a due enrollment up to that late, and the
+	// sender's plan of slots allows for it (pace.go).
+	Cadence time.Duration
 
 	mu         sync.Mutex
 	paces      map[paceKey]*pace // the slots wakeAt handed out, by sender and day (pace.go)
@@ -321,6 +325,7 @@ func (r *Runner) Tick(ctx context.Context) (int, error) {
 
 // Run ticks every interval until ctx ends.
 func (r *Runner) Run(ctx context.Context, interval time.Duration) {
+	r.Cadence = interval
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

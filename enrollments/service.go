@@ -101,7 +101,7 @@ type Senders interface {
 	RecordInvite(ctx context.Context, s *senders.Sender, leadID string, withNote bool, invitation, memberID string) error
 	// Guard asks the sender's guards about an action (senders/guards.go):
 	// what holds it back, or nil with how to give back what they took.
-	Guard(ctx context.Context, s *senders.Sender, a senders.Action, now time.Time) (*senders.Blocked, func(context.Context) error, error)
+	Guard(ctx context.Context, s *senders.Sender, a senders.Action, now, due time.Time) (*senders.Blocked, func(context.Context) error, error)
 	// RecordEmail and RecordBounce keep the bounce-rate guard's history.
 	RecordEmail(ctx context.Context, s *senders.Sender, leadID string) error
 	RecordBounce(ctx context.Context, s *senders.Sender, leadID, message string) error

@@ -458,21 +458,24 @@ func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit i
 // the earliest next_run_at of runnable enrollments that no lease holds, or
 // the end of a lease that holds a due one.
 func (b *BunStore) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
-	var free, leased []time.Time
-	if err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).Column("next_run_at").
-		Where("e.status = 'active' AND NOT e.held AND e.next_run_at IS NOT NULL AND (e.lease_until IS NULL OR e.lease_until <= ?)", now).
-		OrderExpr("e.next_run_at").Limit(1).Scan(ctx, &free); err != nil {
-		return time.Time{}, false, err
+	// One statement, one round trip: the earliest free enrollment by its
+	// due time, and the earliest lease of a due one to run out.
+	var due []struct {
+		Free   *time.Time `bun:"free"`
+		Leased *time.Time `bun:"leased"`
 	}
-	if err := b.idb(ctx).NewSelect().Model((*Enrollment)(nil)).ColumnExpr("min(e.lease_until)").
-		Where("e.status = 'active' AND NOT e.held AND e.next_run_at <= ? AND e.lease_until > ?", now, now).
-		Scan(ctx, &leased); err != nil {
+	at := b.db.TimeArg(&now)
+	if err := b.db.SelectPrepared(ctx, &due, `SELECT
+		(SELECT e.next_run_at FROM enrollments AS e WHERE e.status = 'active' AND NOT e.held AND e.next_run_at IS NOT NULL
+			AND (e.lease_until IS NULL OR e.lease_until <= ?) ORDER BY e.next_run_at LIMIT 1) AS free,
+		(SELECT min(e.lease_until) FROM enrollments AS e WHERE e.status = 'active' AND NOT e.held AND e.next_run_at <= ?
+			AND e.lease_until > ?) AS leased`, at, at, at); err != nil {
 		return time.Time{}, false, err
 	}
 	var out time.Time
-	for _, ts := range [][]time.Time{free, leased} {
-		if len(ts) > 0 && !ts[0].IsZero() && (out.IsZero() || ts[0].Before(out)) {
-			out = ts[0]
+	for _, t := range []*time.Time{due[0].Free, due[0].Leased} {
+		if t != nil && !t.IsZero() && (out.IsZero() || t.Before(out)) {
+			out = *t
 		}
 	}
 	return out, !out.IsZero(), nil

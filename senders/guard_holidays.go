@@ -40,7 +40,7 @@ type holidayGuard struct{ noStop }
 
 func (holidayGuard) Code() string { return GuardHoliday }
 
-func (holidayGuard) Check(_ context.Context, _ *Service, s *Sender, _ Action, now time.Time) (*Blocked, func(context.Context) error, error) {
+func (holidayGuard) Check(_ context.Context, _ *Service, s *Sender, _ Action, now, _ time.Time) (*Blocked, func(context.Context) error, error) {
 	loc := s.Location()
 	if !s.Holiday(LocalDate(now, loc)) {
 		return nil, nil, nil

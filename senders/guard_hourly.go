@@ -18,7 +18,7 @@ const hourKey = "email_hour"
 
 func (hourlyGuard) Code() string { return GuardHourlyCap }
 
-func (hourlyGuard) Check(ctx context.Context, svc *Service, s *Sender, a Action, now time.Time) (*Blocked, func(context.Context) error, error) {
+func (hourlyGuard) Check(ctx context.Context, svc *Service, s *Sender, a Action, now, _ time.Time) (*Blocked, func(context.Context) error, error) {
 	limit := s.HourlyCapOf()
 	if a != SendEmail || limit <= 0 {
 		return nil, nil, nil

@@ -29,7 +29,7 @@ type acceptanceGuard struct{ noDayCap }
 
 func (acceptanceGuard) Code() string { return GuardLowAcceptance }
 
-func (acceptanceGuard) Check(_ context.Context, _ *Service, s *Sender, a Action, _ time.Time) (*Blocked, func(context.Context) error, error) {
+func (acceptanceGuard) Check(_ context.Context, _ *Service, s *Sender, a Action, _, _ time.Time) (*Blocked, func(context.Context) error, error) {
 	if a != Invite {
 		return nil, nil, nil
 	}
@@ -77,7 +77,7 @@ type bounceGuard struct{ noDayCap }
 
 func (bounceGuard) Code() string { return GuardHighBounceRate }
 
-func (bounceGuard) Check(_ context.Context, _ *Service, s *Sender, a Action, _ time.Time) (*Blocked, func(context.Context) error, error) {
+func (bounceGuard) Check(_ context.Context, _ *Service, s *Sender, a Action, _, _ time.Time) (*Blocked, func(context.Context) error, error) {
 	if a.Channel() != Email {
 		return nil, nil, nil
 	}

@@ -18,17 +18,36 @@ type spacingGuard struct{ noStop }
 
 func (spacingGuard) Code() string { return GuardSpacing }
 
-func (spacingGuard) Check(ctx context.Context, svc *Service, s *Sender, _ Action, now time.Time) (*Blocked, func(context.Context) error, error) {
+func (spacingGuard) Check(ctx context.Context, svc *Service, s *Sender, _ Action, now, due time.Time) (*Blocked, func(context.Context) error, error) {
 	lo, hi := s.SpacingOf()
 	if lo <= 0 {
 		return nil, nil, nil
 	}
-	next := now.Add(SpacingGap(s.ID, now, lo, hi))
+	next := NextSlot(s.ID, due, now, lo, hi)
 	taken, until, err := svc.store.Pace(ctx, s.ID, now, next)
 	if err != nil || !taken {
 		return &Blocked{Code: GuardSpacing, Until: until}, nil, err
 	}
 	return nil, func(ctx context.Context) error { return svc.store.Unpace(ctx, s.ID, next, now) }, nil
+}
+
+// NextSlot is when a sender that acts at now, on an action due at due,
+// may act again: the spacing's gap (SpacingGap) after the moment the
+// action was due when the runner acts on it within the minimum gap, and
+// never closer to now than the minimum. A runner that ticks acts a little
+// after an action's moment; drawing the gap from that moment rather than
+// from the tick keeps the sender on the plan the runner made of its slots
+// (engine/pace.go), which draws each gap from the slot before.
+func NextSlot(sender string, due, now time.Time, lo, hi time.Duration) time.Time {
+	base := now
+	if due.Before(now) && now.Sub(due) < lo {
+		base = due
+	}
+	next := base.Add(SpacingGap(sender, base, lo, hi))
+	if least := now.Add(lo); next.Before(least) {
+		return least
+	}
+	return next
 }
 
 // DayCap is what the day's working windows hold of actions a mean gap

@@ -28,11 +28,13 @@ type Guard interface {
 	// reason of its stops.
 	Code() string
 	// Check rules on action a of s at now, inside the transaction ctx
-	// carries: nil when the action may go. A guard that counts takes its
+	// carries: nil when the action may go. due is when the action was due
+	// (the moment its enrollment was to run, now at the latest): a runner
+	// ticks, so it acts a little after. A guard that counts takes its
 	// unit here and returns how to give it back, should a later rule stop
 	// the action (nil when it took nothing). A Blocked with a zero Until
 	// is a stop: it lasts until a manager acts.
-	Check(ctx context.Context, svc *Service, s *Sender, a Action, now time.Time) (*Blocked, func(context.Context) error, error)
+	Check(ctx context.Context, svc *Service, s *Sender, a Action, now, due time.Time) (*Blocked, func(context.Context) error, error)
 	// DayCap is the most actions a of s the guard lets through on the
 	// local date day, and true when it limits them at all: budgets and
 	// capacity never promise more.
@@ -76,11 +78,14 @@ type noDayCap struct{}
 
 func (noDayCap) DayCap(*Sender, Action, string) (int, bool) { return 0, false }
 
-// Guard asks every guard about action a of s at now, in the transaction
-// ctx carries, and returns the first that holds it back, or nil with how
+// Guard asks every guard about action a of s at now, due at due (see
+// Guard.Check), in the transaction ctx carries, and returns the first that holds it back, or nil with how
 // to give back what the guards took, should a later rule (the budget, the
 // note quota) stop the action.
-func (svc *Service) Guard(ctx context.Context, s *Sender, a Action, now time.Time) (*Blocked, func(context.Context) error, error) {
+func (svc *Service) Guard(ctx context.Context, s *Sender, a Action, now, due time.Time) (*Blocked, func(context.Context) error, error) {
+	if due.IsZero() || due.After(now) {
+		due = now
+	}
 	var undos []func(context.Context) error
 	release := func(ctx context.Context) error {
 		var errs []error
@@ -90,7 +95,7 @@ func (svc *Service) Guard(ctx context.Context, s *Sender, a Action, now time.Tim
 		return errors.Join(errs...)
 	}
 	for _, g := range Guards {
-		b, undo, err := g.Check(ctx, svc, s, a, now)
+		b, undo, err := g.Check(ctx, svc, s, a, now, due)
 		if err == nil && b != nil {
 			b.Action = a
 			err = release(ctx)

@@ -22,7 +22,7 @@ func (b *bundle) guard(t *testing.T, s *senders.Sender, a senders.Action) *sende
 	var held *senders.Blocked
 	if err := b.db.InTx(context.Background(), func(ctx context.Context) error {
 		var err error
-		held, _, err = b.svc.Guard(ctx, s, a, b.clock.Now())
+		held, _, err = b.svc.Guard(ctx, s, a, b.clock.Now(), b.clock.Now())
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestSpacingKeepsAGapBetweenActions(t *testing.T) {
 		// A slot taken for an action a later rule stops is given back.
 		b.clock.Advance(time.Hour)
 		is.NoErr(b.db.InTx(context.Background(), func(ctx context.Context) error {
-			held, release, err := b.svc.Guard(ctx, s, senders.Invite, b.clock.Now())
+			held, release, err := b.svc.Guard(ctx, s, senders.Invite, b.clock.Now(), b.clock.Now())
 			is.True(held == nil)
 			is.NoErr(err)
 			return release(ctx)
@@ -208,4 +208,33 @@ func TestGuardSettingsAreChecked(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(len(all), 0)
 	})
+}
+
+// TestNextSlotChainsFromTheDueMoment: a runner that acts a few seconds
+// after an action was due draws the next gap from the due moment, as the
+// plan of slots does; one that acts long after draws it from now; either
+// way the next action is at least the minimum gap after this one.
+func TestNextSlotChainsFromTheDueMoment(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	lo, hi := 45*time.Second, 3*time.Minute
+	due := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	// On time: the gap drawn at the due moment.
+	is.Equal(senders.NextSlot("anna", due, due, lo, hi), due.Add(senders.SpacingGap("anna", due, lo, hi)))
+	for _, late := range []time.Duration{5 * time.Second, 30 * time.Second, 44 * time.Second} {
+		now := due.Add(late)
+		next := senders.NextSlot("anna", due, now, lo, hi)
+		is.Equal(next, maxOf(due.Add(senders.SpacingGap("anna", due, lo, hi)), now.Add(lo)))
+		is.True(next.Sub(now) >= lo)
+	}
+	// Idle longer than the minimum gap: drawn from now.
+	now := due.Add(10 * time.Minute)
+	is.Equal(senders.NextSlot("anna", due, now, lo, hi), now.Add(senders.SpacingGap("anna", now, lo, hi)))
+}
+
+func maxOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

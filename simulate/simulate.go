@@ -8,6 +8,7 @@
 package simulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,18 @@ type Config struct {
 	// Key seals the secrets the setup file gives (bookings); the zero Key
 	// refuses them.
 	Key secret.Key
+	// Tick is how often the simulated runner looks for due work, in
+	// simulated time (0: DefaultTick; below 0: at every due moment); it
+	// acts up to that late.
+	Tick time.Duration
 }
+
+// DefaultTick is the simulated runner's tick. Coarser than a real
+// runner's (engine.DefaultTick), so that the clock stops less often and a
+// tick's enrollments share their transactions; the senders' plans allow
+// for it (engine/pace.go), so a month does the same within a few actions
+// in a thousand (docs/performance/2026-11-29-tick.md).
+const DefaultTick = 30 * time.Second
 
 // Result is what a simulation did and what the sandbox saw.
 type Result struct {
@@ -137,6 +149,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	net := sandbox.New(cfg.Seed, clock, cfg.Rates)
 	pl.UseTransports(map[string]senders.Transport{senders.TransportSandbox: net})
 	runner := pl.Runner()
+	runner.Cadence = cmp.Or(cfg.Tick, DefaultTick)
+	if cfg.Tick < 0 {
+		runner.Cadence = 0 // exact: the clock stops at every due moment
+	}
 	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 2026))
 
 	type dncAt struct {
@@ -385,6 +401,10 @@ func Until(ctx context.Context, r *engine.Runner, clock *apikit.FakeClock, end t
 			clock.Set(end)
 			n, err := r.Tick(ctx)
 			return runs + n, err
+		}
+		if tick := r.Cadence; tick > 0 && next.Before(clock.Now().Add(tick)) {
+			// The runner looks again a tick later, as a real one does.
+			next = clock.Now().Add(tick)
 		}
 		if next.After(clock.Now()) {
 			clock.Set(next)

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -50,11 +51,23 @@ func main() {
 	workers := flag.Int("workers", 0, "the runner's workers (0: its default for the engine)")
 	group := flag.Int("group", 0, "enrollments per runner transaction (0: the default for the engine)")
 	report := flag.String("report", "", "write the simulated month's summary and audit (actions per day and per sender, outcomes) to this file")
+	simTick := flag.Duration("sim-tick", simulate.DefaultTick, "the simulated runner's tick (0: at every due moment)")
+	statements := flag.String("statements", "", "with --simulation-only: count the simulation's statements by their text and write the counts to this file")
 	flag.Parse()
 	ctx := context.Background()
 	d := benchkit.Open(ctx, *dsn)
 	if *simOnly {
-		printRows(d.Engine, [][3]string{simulated(ctx, d, world{*simLeads, *simSenders, *simClients}, *cpuprofile, *report)})
+		var counts *benchkit.Statements
+		if *statements != "" {
+			counts = benchkit.CountStatements(d)
+		}
+		printRows(d.Engine, [][3]string{simulated(ctx, d, world{*simLeads, *simSenders, *simClients, *simTick}, *cpuprofile, *report)})
+		if counts != nil {
+			sf, err := os.Create(*statements)
+			benchkit.Check(err)
+			benchkit.Check(counts.Write(sf))
+			benchkit.Check(sf.Close())
+		}
 		return
 	}
 
@@ -170,7 +183,7 @@ func main() {
 		// The month runs in a new database of its own, as `leadline
 		// simulate --db` does, not in the one the phases above filled.
 		sd := benchkit.Open(ctx, newSibling(ctx, d, *dsn))
-		rows = append(rows, simulated(ctx, sd, world{*simLeads, *simSenders, *simClients}, "", *report))
+		rows = append(rows, simulated(ctx, sd, world{*simLeads, *simSenders, *simClients, *simTick}, "", *report))
 		benchkit.Check(sd.Close())
 	}
 
@@ -202,7 +215,10 @@ func newSibling(ctx context.Context, d *db.DB, dsn string) string {
 }
 
 // world is the size of a simulated month: its leads, senders and clients.
-type world struct{ leads, senders, clients int }
+type world struct {
+	leads, senders, clients int
+	tick                    time.Duration
+}
 
 // simulated runs the simulated month of w, under the CPU profiler when
 // cpuprofile names a file, and returns its row. When report names a file,
@@ -225,7 +241,8 @@ func simulated(ctx context.Context, d *db.DB, w world, cpuprofile, report string
 		defer pprof.StopCPUProfile()
 	}
 	t0 := time.Now()
-	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: w.leads, Start: "2026-04-06", Rates: sandbox.DefaultRates, Out: out})
+	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: f, Days: 30, Seed: 1, Leads: w.leads, Start: "2026-04-06", Rates: sandbox.DefaultRates, Out: out,
+		Tick: cmp.Or(w.tick, -1)})
 	benchkit.Check(err)
 	goal := "< 2 min, 0 violations"
 	if w.senders > 50 || w.leads > 20_000 {

@@ -171,6 +171,7 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Int64("seed", 1, "seed of the sandbox network and the synthetic leads")
 	n := fs.Int("leads", 2000, "synthetic leads per workspace")
 	start := fs.String("start", "", "first simulated day, YYYY-MM-DD (default today), from local midnight in the workspace's timezone")
+	tick := fs.Duration("tick", simulate.DefaultTick, "how often the simulated runner looks for due work, in simulated time: it acts up to that late (leadline work's default tick is "+engine.DefaultTick.String()+"; 0: at every due moment, slower)")
 	ratesText := fs.String("rates", "", "the sandbox's outcome chances over its defaults, e.g. bounce=0.08,accept=0.05 (accept, reply, auto_reply, bounce)")
 	variantRates := map[string]sandbox.VariantRate{}
 	fs.Func("variant-rate", "a step's variant answered at its own rates, STEP/VARIANT=reply:0.10,accept:0.40 (repeatable): a simulated A/B test",
@@ -189,6 +190,12 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *days < 1 || *n < 0 {
 		return usageError{"simulate: --days must be 1 or more and --leads 0 or more"}
 	}
+	if *tick < 0 || *tick > 5*time.Minute {
+		return usageError{"simulate: --tick must be between 0 (every due moment) and 5m"}
+	}
+	if *tick == 0 {
+		*tick = -1
+	}
 	parsed, err := readSetup(*file)
 	if err != nil {
 		return err
@@ -204,7 +211,7 @@ func cmdSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	began := time.Now()
 	res, err := simulate.Run(ctx, simulate.Config{DB: d, Setup: parsed, Days: *days, Seed: *seed, Leads: *n, Start: *start,
-		Rates: rates, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Key: key})
+		Tick: *tick, Rates: rates, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Key: key})
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,10 @@ func TestCommands(t *testing.T) {
 	// A variant's own rates: a bad value is refused before anything runs.
 	_, err = runCmd("simulate", "-f", "../../examples/setup.yaml", "--db", sim, "--variant-rate", "invite/a=open:0.5")
 	is.True(err != nil && strings.Contains(describe(err), "--variant-rate"))
+	// A tick past five minutes would act too late to keep the senders'
+	// plans: refused the same way.
+	_, err = runCmd("simulate", "-f", "../../examples/setup.yaml", "--db", sim, "--tick", "10m")
+	is.True(errors.As(err, new(usageError)) && strings.Contains(describe(err), "--tick"))
 
 	var ue usageError
 	for _, args := range [][]string{{}, {"nope"}, {"apply", "--db", dbPath}, {"keys", "create", "--db", dbPath}, {"serve", "--bogus"}, {"serve", "--rate-read", "0"},
