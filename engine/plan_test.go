@@ -62,6 +62,11 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			must(e.senders.PendingInvitations(ctx, e.ids["anna"], 1000))
+			// The hourly checks read every sender's stale invitations and
+			// the day's withdrawals, many senders to a statement.
+			anna, err := e.senders.ByID(ctx, e.p.WorkspaceID, e.ids["anna"])
+			must(anna, err)
+			must(e.senders.StaleInvitations(ctx, []*senders.Sender{anna}, e.clock.Now().AddDate(0, 0, 30)))
 			// The lead books a meeting: the booking finds the lead's thread
 			// with the sender.
 			lead, sender := ids[0], e.ids["anna"]

@@ -37,33 +37,38 @@ type Withdrawer interface {
 // than that at now, oldest first, at most the day's withdrawal cap left.
 // Returns only the database's errors.
 func (svc *Service) StaleInvitations(ctx context.Context, ss []*Sender, now time.Time) (map[*Sender][]SentInvitation, error) {
-	out := map[*Sender][]SentInvitation{}
+	byID := map[string]*Sender{}
+	var ids []string
 	for _, s := range ss {
-		after := s.WithdrawAfter()
-		if after <= 0 || s.Status != Active {
-			continue
+		if s.WithdrawAfter() > 0 && s.Status == Active {
+			byID[s.ID] = s
+			ids = append(ids, s.ID)
 		}
-		day := LocalDate(now, s.Location())
-		usage, err := svc.store.Usage(ctx, s.ID, day, day)
-		if err != nil {
-			return nil, err
+	}
+	out := map[*Sender][]SentInvitation{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// Every sender's withdrawals today and its stale invitations: one
+	// statement of each for many senders, as the hourly checks read them
+	// for every sender of every workspace.
+	done, err := svc.store.UsageOn(ctx, ids, withdrawKey, func(id string) string { return LocalDate(now, byID[id].Location()) })
+	if err != nil {
+		return nil, err
+	}
+	var of []StaleOf
+	for _, id := range ids {
+		s := byID[id]
+		if left := s.WithdrawPerDayOf() - done[id]; left > 0 {
+			of = append(of, StaleOf{SenderID: id, SentBefore: now.Add(-s.WithdrawAfter()), Limit: left})
 		}
-		left := s.WithdrawPerDayOf()
-		for _, u := range usage {
-			if u.Action == withdrawKey {
-				left -= u.Used
-			}
-		}
-		if left <= 0 {
-			continue
-		}
-		invs, err := svc.store.StaleInvitations(ctx, s.ID, now.Add(-after), left)
-		if err != nil {
-			return nil, err
-		}
-		if len(invs) > 0 {
-			out[s] = invs
-		}
+	}
+	stale, err := svc.store.StaleInvitations(ctx, of)
+	if err != nil {
+		return nil, err
+	}
+	for id, invs := range stale {
+		out[byID[id]] = invs
 	}
 	return out, nil
 }

@@ -77,28 +77,42 @@ func (b *BunStore) Unpace(ctx context.Context, senderID string, next, now time.T
 // last) sent in its window, the rows and those whose hit column is set:
 // one branch per sender, each through the sender's index.
 func (b *BunStore) sample(ctx context.Context, table, hit string, of []SampleOf, sentBefore time.Time, last int) (map[string]Sample, error) {
+	rows, err := unionAll[SampleOf, struct {
+		SenderID string `bun:"sender_id"`
+		Sent     int    `bun:"sent"`
+		Hits     int    `bun:"hits"`
+	}](ctx, b.db.IDB(ctx), of, `SELECT ? AS sender_id, count(*) AS sent, count(r.?) AS hits FROM (SELECT ? FROM ? WHERE sender_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`,
+		func(s SampleOf) []any {
+			return []any{s.SenderID, bun.Ident(hit), bun.Ident(hit), bun.Ident(table), s.SenderID, since(s.Since), sentBefore, last}
+		})
 	out := make(map[string]Sample, len(of))
-	for part := range slices.Chunk(of, statsChunk) {
-		var rows []struct {
-			SenderID string `bun:"sender_id"`
-			Sent     int    `bun:"sent"`
-			Hits     int    `bun:"hits"`
-		}
+	for _, r := range rows {
+		out[r.SenderID] = Sample{Sent: r.Sent, Hits: r.Hits}
+	}
+	return out, err
+}
+
+// unionAll runs branch, a SELECT with placeholders, once for each of
+// items with args(item), up to statsChunk branches to a statement joined
+// by UNION ALL, and returns every branch's rows: a question asked of many
+// senders at once, each branch through the sender's own index.
+func unionAll[T, R any](ctx context.Context, idb bun.IDB, items []T, branch string, args func(T) []any) ([]R, error) {
+	var out []R
+	for part := range slices.Chunk(items, statsChunk) {
 		var q strings.Builder
-		args := make([]any, 0, 6*len(part))
-		for i, s := range part {
+		all := make([]any, 0, 8*len(part))
+		for i, it := range part {
 			if i > 0 {
 				q.WriteString(" UNION ALL ")
 			}
-			q.WriteString(`SELECT ? AS sender_id, count(*) AS sent, count(r.?) AS hits FROM (SELECT ? FROM ? WHERE sender_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`)
-			args = append(args, s.SenderID, bun.Ident(hit), bun.Ident(hit), bun.Ident(table), s.SenderID, since(s.Since), sentBefore, last)
+			q.WriteString(branch)
+			all = append(all, args(it)...)
 		}
-		if err := b.db.IDB(ctx).NewRaw(q.String(), args...).Scan(ctx, &rows); err != nil {
+		var rows []R
+		if err := idb.NewRaw(q.String(), all...).Scan(ctx, &rows); err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			out[r.SenderID] = Sample{Sent: r.Sent, Hits: r.Hits}
-		}
+		out = append(out, rows...)
 	}
 	return out, nil
 }
@@ -133,16 +147,29 @@ func (b *BunStore) MarkHardBounce(ctx context.Context, senderID, leadID string, 
 	return n > 0, err
 }
 
-// StaleInvitations returns up to limit of the sender's pending invitations
-// sent before sentBefore, oldest first.
-func (b *BunStore) StaleInvitations(ctx context.Context, senderID string, sentBefore time.Time, limit int) ([]SentInvitation, error) {
-	var rows []Invitation
-	err := b.db.IDB(ctx).NewSelect().Model(&rows).Column("lead_id", "provider_id", "member_id", "sent_at").
-		Where("sender_id = ? AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL", senderID, sentBefore).
-		OrderExpr("sent_at").Limit(int64(limit)).Scan(ctx)
-	out := make([]SentInvitation, 0, len(rows))
+// StaleOf asks for up to Limit of a sender's pending invitations sent
+// before SentBefore.
+type StaleOf struct {
+	SenderID   string
+	SentBefore time.Time
+	Limit      int
+}
+
+// StaleInvitations returns, by sender, what each of of asks for, oldest
+// first: one statement for up to statsChunk senders, a branch per sender
+// through its index.
+func (b *BunStore) StaleInvitations(ctx context.Context, of []StaleOf) (map[string][]SentInvitation, error) {
+	rows, err := unionAll[StaleOf, Invitation](ctx, b.db.IDB(ctx), of, `SELECT * FROM (SELECT sender_id, lead_id, provider_id, member_id, sent_at
+		FROM invitations WHERE sender_id = ? AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL ORDER BY sent_at LIMIT ?) AS r`,
+		func(s StaleOf) []any { return []any{s.SenderID, s.SentBefore, s.Limit} })
+	out := map[string][]SentInvitation{}
 	for _, r := range rows {
-		out = append(out, SentInvitation{LeadID: r.LeadID, Invitation: apikit.Deref(r.ProviderID), MemberID: apikit.Deref(r.MemberID), SentAt: r.SentAt})
+		out[r.SenderID] = append(out[r.SenderID], SentInvitation{LeadID: r.LeadID, Invitation: apikit.Deref(r.ProviderID), MemberID: apikit.Deref(r.MemberID), SentAt: r.SentAt})
+	}
+	for _, invs := range out {
+		// A branch's rows keep their order on both engines only within
+		// it: sorted again, oldest first.
+		slices.SortStableFunc(invs, func(a, b SentInvitation) int { return a.SentAt.Compare(b.SentAt) })
 	}
 	return out, err
 }

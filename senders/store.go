@@ -41,7 +41,8 @@ type Store interface {
 	BounceSample(ctx context.Context, of []SampleOf, last int) (map[string]Sample, error)
 	InsertEmailSend(ctx context.Context, e *EmailSend) error
 	MarkHardBounce(ctx context.Context, senderID, leadID string, at time.Time) (bool, error)
-	StaleInvitations(ctx context.Context, senderID string, sentBefore time.Time, limit int) ([]SentInvitation, error)
+	StaleInvitations(ctx context.Context, of []StaleOf) (map[string][]SentInvitation, error)
+	UsageOn(ctx context.Context, senderIDs []string, key string, day func(senderID string) string) (map[string]int, error)
 	MarkWithdrawn(ctx context.Context, senderID, leadID string, at time.Time) (bool, error)
 }
 
@@ -148,6 +149,18 @@ func (b *BunStore) Usage(ctx context.Context, senderID, fromDay, toDay string) (
 	var out []Usage
 	err := b.db.SelectPrepared(ctx, &out, "SELECT sender_id, day, action, used FROM sender_usage WHERE sender_id = ? AND day >= ? AND day <= ?",
 		senderID, fromDay, toDay)
+	return out, err
+}
+
+// UsageOn returns how much of key each sender used on its day (day gives
+// each sender's local date): one statement for up to statsChunk senders.
+func (b *BunStore) UsageOn(ctx context.Context, senderIDs []string, key string, day func(senderID string) string) (map[string]int, error) {
+	rows, err := unionAll[string, Usage](ctx, b.db.IDB(ctx), senderIDs, "SELECT sender_id, day, action, used FROM sender_usage WHERE sender_id = ? AND day = ? AND action = ?",
+		func(id string) []any { return []any{id, day(id), key} })
+	out := make(map[string]int, len(senderIDs))
+	for _, r := range rows {
+		out[r.SenderID] += r.Used
+	}
 	return out, err
 }
 
