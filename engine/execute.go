@@ -333,7 +333,7 @@ func (r *Runner) condition(ctx context.Context, e *enrollments.Enrollment, step 
 	case sequences.IfHasLinkedIn:
 		return branch(enrollments.HasLinkedIn(l)), nil
 	}
-	connected, err := r.svc.senders.Connected(ctx, apikit.Deref(e.SenderID), e.LeadID)
+	connected, withdrawn, err := r.svc.senders.Invited(ctx, apikit.Deref(e.SenderID), e.LeadID)
 	if err != nil {
 		return "", err
 	}
@@ -341,8 +341,8 @@ func (r *Runner) condition(ctx context.Context, e *enrollments.Enrollment, step 
 		return branch(connected), nil
 	}
 	// A stale invitation withdrawn will not be accepted.
-	if withdrawn, err := r.svc.senders.InvitationWithdrawn(ctx, apikit.Deref(e.SenderID), e.LeadID); err != nil || withdrawn {
-		return step.Else, err
+	if withdrawn {
+		return step.Else, nil
 	}
 	deadline := e.StepStartedAt.AddDate(0, 0, step.WithinDays)
 	if now.Before(deadline) {

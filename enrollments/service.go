@@ -110,10 +110,10 @@ type Senders interface {
 	// provider calls invitation, or else to the person memberID; "" for
 	// none.
 	InvitationLead(ctx context.Context, s *senders.Sender, invitation, memberID string) (string, error)
-	Connected(ctx context.Context, senderID, leadID string) (bool, error)
-	// InvitationWithdrawn reports whether the sender's invitation to the
-	// lead was withdrawn (a stale one, senders/guard_withdraw.go).
-	InvitationWithdrawn(ctx context.Context, senderID, leadID string) (bool, error)
+	// Invited reports whether the lead accepted one of the sender's
+	// invitations (they are connected) and whether one was withdrawn (a
+	// stale one, senders/guard_withdraw.go).
+	Invited(ctx context.Context, senderID, leadID string) (connected, withdrawn bool, err error)
 	// StaleInvitations and Withdrawn are the withdrawal of stale
 	// invitations, which the runner's checks perform.
 	StaleInvitations(ctx context.Context, ss []*senders.Sender, now time.Time) (map[*senders.Sender][]senders.SentInvitation, error)

@@ -89,12 +89,3 @@ func (svc *Service) Withdrawn(ctx context.Context, s *Sender, inv SentInvitation
 	return true, svc.log.EmitMany(ctx, []events.Event{{WorkspaceID: s.WorkspaceID, SenderID: s.ID, LeadID: inv.LeadID, Kind: EventInviteWithdrawn,
 		Data: map[string]any{"sender_id": s.ID, "invited_at": inv.SentAt.UTC(), "pending_days": int(now.Sub(inv.SentAt).Hours() / 24)}}})
 }
-
-// InvitationWithdrawn reports whether the sender's latest invitation to
-// the lead was withdrawn: the invite_accepted condition then takes its
-// else branch at once.
-func (svc *Service) InvitationWithdrawn(ctx context.Context, senderID, leadID string) (bool, error) {
-	n, err := svc.db.IDB(ctx).NewSelect().Model((*Invitation)(nil)).
-		Where("sender_id = ? AND lead_id = ? AND withdrawn_at IS NOT NULL", senderID, leadID).Count(ctx)
-	return n > 0, err
-}

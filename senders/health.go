@@ -307,11 +307,20 @@ func (svc *Service) InviteAccepted(ctx context.Context, s *Sender, leadID string
 	return svc.store.AcceptInvitation(ctx, s.ID, leadID, db.Now(ctx, svc.clock))
 }
 
-// Connected reports whether the sender and the lead are connected: the
-// lead accepted one of the sender's invitations.
-func (svc *Service) Connected(ctx context.Context, senderID, leadID string) (bool, error) {
-	// The runner asks at every acceptance condition: prepared once per
-	// connection.
-	return svc.db.ExistsPrepared(ctx, "SELECT 1 FROM invitations WHERE sender_id = ? AND lead_id = ? AND accepted_at IS NOT NULL",
+// Invited reports whether the sender and the lead are connected (the
+// lead accepted one of the sender's invitations) and whether one of its
+// invitations to the lead was withdrawn.
+func (svc *Service) Invited(ctx context.Context, senderID, leadID string) (connected, withdrawn bool, err error) {
+	// The runner asks at every acceptance condition: one statement,
+	// prepared once per connection, through the pair's unique index.
+	var n []struct {
+		Accepted  int `bun:"accepted"`
+		Withdrawn int `bun:"withdrawn"`
+	}
+	err = svc.db.SelectPrepared(ctx, &n, "SELECT count(accepted_at) AS accepted, count(withdrawn_at) AS withdrawn FROM invitations WHERE sender_id = ? AND lead_id = ?",
 		senderID, leadID)
+	if err != nil || len(n) == 0 {
+		return false, false, err
+	}
+	return n[0].Accepted > 0, n[0].Withdrawn > 0, nil
 }
