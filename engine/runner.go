@@ -10,6 +10,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,6 +168,51 @@ func cached[T any](r *Runner, m map[string]*T, id string, load func() (*T, error
 	return v, err
 }
 
+// preload reads the sequences and senders of claimed enrollments that
+// the tick has not read yet, one statement for each kind, into the tick's
+// cache: a tick with many enrollments would read them one at a time.
+func (r *Runner) preload(ctx context.Context, claimed []enrollments.Enrollment) error {
+	if len(claimed) < 2 {
+		return nil
+	}
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	var qs, ss []string
+	for _, e := range claimed {
+		if _, ok := r.tick.sequences[e.SequenceID]; !ok && e.SequenceID != "" {
+			qs = append(qs, e.SequenceID)
+		}
+		for _, id := range []*string{e.SenderID, e.EmailSenderID} {
+			if id == nil {
+				continue
+			}
+			if _, ok := r.tick.senders[*id]; !ok {
+				ss = append(ss, *id)
+			}
+		}
+	}
+	if err := fill(r.tick.sequences, qs, func(ids []string) ([]sequences.Sequence, error) { return r.svc.sequences.ByIDs(ctx, ids) },
+		func(q *sequences.Sequence) string { return q.ID }); err != nil {
+		return err
+	}
+	return fill(r.tick.senders, ss, func(ids []string) ([]senders.Sender, error) { return r.svc.senders.ByIDs(ctx, ids) },
+		func(s *senders.Sender) string { return s.ID })
+}
+
+// fill loads the distinct ids, when more than one, in one call and keeps
+// each in m by its id.
+func fill[T any](m map[string]*T, ids []string, load func([]string) ([]T, error), id func(*T) string) error {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	if len(ids) < 2 {
+		return nil
+	}
+	got, err := load(ids)
+	for i := range got {
+		m[id(&got[i])] = &got[i]
+	}
+	return err
+}
+
 // blockedFor returns the spent limit of a sender's action this tick found,
 // if any.
 func (r *Runner) blockedFor(k deferKey) *senders.Blocked {
@@ -308,6 +354,9 @@ func (r *Runner) Tick(ctx context.Context) (int, error) {
 		claimed, err := r.svc.store.Claim(ctx, now, now.Add(r.Lease), r.Batch)
 		r.charge(&r.spent.Claims, began)
 		if err != nil {
+			return n, err
+		}
+		if err := r.preload(ctx, claimed); err != nil {
 			return n, err
 		}
 		began = time.Now()

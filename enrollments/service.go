@@ -65,6 +65,8 @@ type Sequences interface {
 	// ByID returns the workspace's sequence with id. Returns an error
 	// that db.IsNoRows recognises if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string) (*sequences.Sequence, error)
+	// ByIDs returns the sequences with ids, of any workspace.
+	ByIDs(ctx context.Context, ids []string) ([]sequences.Sequence, error)
 	// SendersOf returns q's senders in its rotation order; a sender that
 	// no longer exists is left out. Returns only the database's errors.
 	SendersOf(ctx context.Context, q *sequences.Sequence) ([]senders.Sender, error)
@@ -90,6 +92,8 @@ type Senders interface {
 	// ByID returns the workspace's sender with id. Returns an error that
 	// db.IsNoRows recognises if the workspace has none.
 	ByID(ctx context.Context, workspaceID, id string) (*senders.Sender, error)
+	// ByIDs returns the senders with ids, of any workspace.
+	ByIDs(ctx context.Context, ids []string) ([]senders.Sender, error)
 	Reserve(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) (*senders.Blocked, error)
 	GiveBack(ctx context.Context, s *senders.Sender, a senders.Action, t time.Time) error
 	TakeNote(ctx context.Context, s *senders.Sender, t time.Time) (bool, error)

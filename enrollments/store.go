@@ -438,7 +438,7 @@ func (b *BunStore) ForLead(ctx context.Context, workspaceID, leadID string) ([]E
 }
 
 // Claim leases up to limit due enrollments until leaseUntil and returns
-// them (workspace, id and senders). On Postgres, rows other runners hold are
+// them (workspace, id, sequence and senders). On Postgres, rows other runners hold are
 // skipped; on SQLite the claim is one write in the single-writer queue.
 func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Enrollment, error) {
 	var out []Enrollment
@@ -448,7 +448,7 @@ func (b *BunStore) Claim(ctx context.Context, now, leaseUntil time.Time, limit i
 		return b.db.SelectPrepared(ctx, &out, `UPDATE enrollments SET lease_until = ? WHERE id IN (
 			SELECT id FROM enrollments WHERE status = 'active' AND NOT held AND next_run_at <= ?
 			  AND (lease_until IS NULL OR lease_until <= ?)
-			ORDER BY next_run_at LIMIT ?`+b.db.SkipLocked()+`) RETURNING workspace_id, id, sender_id, email_sender_id`,
+			ORDER BY next_run_at LIMIT ?`+b.db.SkipLocked()+`) RETURNING workspace_id, id, sequence_id, sender_id, email_sender_id`,
 			b.db.TimeArg(&leaseUntil), b.db.TimeArg(&now), b.db.TimeArg(&now), limit)
 	})
 	return out, err

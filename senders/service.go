@@ -38,6 +38,12 @@ func (svc *Service) ByID(ctx context.Context, workspaceID, id string) (*Sender, 
 	return svc.store.ByID(ctx, workspaceID, id)
 }
 
+// ByIDs returns the senders with ids, of any workspace, for the engine: a
+// tick reads those of its enrollments in one statement.
+func (svc *Service) ByIDs(ctx context.Context, ids []string) ([]Sender, error) {
+	return svc.store.ByIDs(ctx, ids)
+}
+
 // ByName returns the workspace's sender named name.
 func (svc *Service) ByName(ctx context.Context, workspaceID, name string) (*Sender, error) {
 	return svc.store.ByName(ctx, workspaceID, name)

@@ -19,6 +19,7 @@ type Store interface {
 	// workspace has no such sender; Save of a second sender of one name
 	// in a workspace is E_CONFLICT.
 	ByID(ctx context.Context, workspaceID, id string) (*Sender, error)
+	ByIDs(ctx context.Context, ids []string) ([]Sender, error)
 	ByName(ctx context.Context, workspaceID, name string) (*Sender, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sender, int, error)
 	InWorkspace(ctx context.Context, workspaceID string) ([]Sender, error)
@@ -118,6 +119,13 @@ func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Sender, e
 	s := new(Sender)
 	err := b.db.IDB(ctx).NewSelect().Model(s).Where("s.workspace_id = ? AND s.id = ?", workspaceID, id).Scan(ctx)
 	return s, err
+}
+
+// ByIDs returns the senders with ids, of any workspace.
+func (b *BunStore) ByIDs(ctx context.Context, ids []string) ([]Sender, error) {
+	var out []Sender
+	err := b.db.IDB(ctx).NewSelect().Model(&out).Where("s.id IN (?)", bun.In(ids)).Scan(ctx)
+	return out, err
 }
 
 // ByName returns the workspace's sender named name.

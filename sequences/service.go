@@ -93,6 +93,12 @@ func (svc *Service) ByID(ctx context.Context, workspaceID, id string) (*Sequence
 	return svc.store.ByID(ctx, workspaceID, id)
 }
 
+// ByIDs returns the sequences with ids, of any workspace, for the engine:
+// a tick reads those of its enrollments in one statement.
+func (svc *Service) ByIDs(ctx context.Context, ids []string) ([]Sequence, error) {
+	return svc.store.ByIDs(ctx, ids)
+}
+
 // ByName returns the workspace's sequence named name.
 func (svc *Service) ByName(ctx context.Context, workspaceID, name string) (*Sequence, error) {
 	return svc.store.ByName(ctx, workspaceID, name)

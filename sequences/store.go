@@ -3,6 +3,8 @@ package sequences
 import (
 	"context"
 
+	"github.com/uptrace/bun"
+
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -15,6 +17,7 @@ type Store interface {
 	// ByID and ByName return sql.ErrNoRows (db.IsNoRows) when the
 	// workspace has no such sequence.
 	ByID(ctx context.Context, workspaceID, id string) (*Sequence, error)
+	ByIDs(ctx context.Context, ids []string) ([]Sequence, error)
 	ByName(ctx context.Context, workspaceID, name string) (*Sequence, error)
 	List(ctx context.Context, workspaceID string, scope []string, f Filter) ([]Sequence, int, error)
 	Refs(ctx context.Context, workspaceID string, ids []string) ([]Ref, error)
@@ -50,6 +53,13 @@ func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Sequence,
 	q := new(Sequence)
 	err := b.db.IDB(ctx).NewSelect().Model(q).Where("q.workspace_id = ? AND q.id = ?", workspaceID, id).Scan(ctx)
 	return q, err
+}
+
+// ByIDs returns the sequences with ids, of any workspace.
+func (b *BunStore) ByIDs(ctx context.Context, ids []string) ([]Sequence, error) {
+	var out []Sequence
+	err := b.db.IDB(ctx).NewSelect().Model(&out).Where("q.id IN (?)", bun.In(ids)).Scan(ctx)
+	return out, err
 }
 
 // ByName returns the workspace's sequence named name.
