@@ -211,7 +211,7 @@ func (b *BunStore) saveRows(ctx context.Context, rows []savedRow) error {
 		for i, r := range group {
 			rows[i] = append([]any{r.id}, r.args...)
 		}
-		if err := b.db.UpdateFromValues(ctx, "enrollments", group[0].cols, enrollmentTypes, rows); err != nil {
+		if err := b.db.UpdateRows(ctx, "enrollments", group[0].cols, enrollmentTypes, rows); err != nil {
 			return err
 		}
 	}
@@ -544,7 +544,7 @@ func (b *BunStore) saveActions(ctx context.Context, as []ActionRecord) error {
 	for i, a := range as {
 		rows[i] = []any{a.ID, a.Status, b.db.TimeArg(a.DoneAt), a.ErrorCode}
 	}
-	return b.db.UpdateFromValues(ctx, "actions", []string{"status", "done_at", "error_code"},
+	return b.db.UpdateRows(ctx, "actions", []string{"status", "done_at", "error_code"},
 		map[string]string{"id": "uuid", "done_at": "timestamptz"}, rows)
 }
 

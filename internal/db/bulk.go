@@ -74,9 +74,12 @@ func (d *DB) rowsText(head, tail string, casts []string, width, n int) string {
 	return sb.String()
 }
 
-// UpdateRows is UpdateFromValues with the rows bound as ExecRows binds
-// them: each row is an id and then the new values of cols, times given as
-// TimeArg gives them.
+// UpdateRows updates rows of table by their id from a VALUES list, bound
+// as ExecRows binds them (prepared, a few sizes of statement): each row is
+// an id and then the new values of cols, times given as TimeArg gives
+// them. Both engines name a VALUES list's columns column1, column2, …; on
+// Postgres the first row's values are cast to types (by column name, "id"
+// included; text when not given), which types the whole list.
 func (d *DB) UpdateRows(ctx context.Context, table string, cols []string, types map[string]string, rows [][]any) error {
 	casts := make([]string, 0, len(cols)+1)
 	for _, c := range append([]string{"id"}, cols...) {
