@@ -77,7 +77,7 @@ func (r *Runner) wakeAt(s *senders.Sender, a senders.Action, from time.Time) tim
 			if lo > 0 {
 				// The runner acts on a slot up to a tick late, and the
 				// guard keeps the minimum gap from then: no slot closer.
-				gap := max(senders.SpacingGap(s.ID, p.last, lo, hi), lo+r.Cadence)
+				gap := max(senders.SpacingGap(s.Name, p.last, lo, hi), lo+r.Cadence)
 				next = maxTime(next, p.last.Add(gap))
 			}
 			slot = maxTime(slot, next)

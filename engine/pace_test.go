@@ -30,23 +30,23 @@ func TestWakeAtFollowsTheSendersPace(t *testing.T) {
 	first := r.wakeAt(s, senders.Invite, at)
 	is.Equal(first, at)
 	second := r.wakeAt(s, senders.Invite, at)
-	is.Equal(second, first.Add(senders.SpacingGap(s.ID, first, lo, hi)))
+	is.Equal(second, first.Add(senders.SpacingGap(s.Name, first, lo, hi)))
 	third := r.wakeAt(s, senders.Invite, at)
-	is.Equal(third, second.Add(senders.SpacingGap(s.ID, second, lo, hi)))
+	is.Equal(third, second.Add(senders.SpacingGap(s.Name, second, lo, hi)))
 	// The day's cap of three is handed out: the fourth goes to Tuesday's
 	// window, where it is the first.
 	is.Equal(r.wakeAt(s, senders.Invite, at), mon.AddDate(0, 0, 1))
 	// A profile view shares the sender's spacing: it comes after the third
 	// invitation, not at 10:00.
 	view := r.wakeAt(s, senders.ProfileView, at)
-	is.Equal(view, third.Add(senders.SpacingGap(s.ID, third, lo, hi)))
+	is.Equal(view, third.Add(senders.SpacingGap(s.Name, third, lo, hi)))
 
 	// From 16:59 the plan runs past 17:00: the slot after goes to the next
 	// window, Tuesday 09:00, after the invitation already there.
 	late := mon.Add(7*time.Hour + 59*time.Minute)
 	is.Equal(r.wakeAt(s, senders.ProfileView, late), late)
 	tue := r.wakeAt(s, senders.ProfileView, late)
-	is.Equal(tue, mon.AddDate(0, 0, 1).Add(senders.SpacingGap(s.ID, mon.AddDate(0, 0, 1), lo, hi)))
+	is.Equal(tue, mon.AddDate(0, 0, 1).Add(senders.SpacingGap(s.Name, mon.AddDate(0, 0, 1), lo, hi)))
 
 	// Outside the schedule (Saturday), the wait begins at Monday's window.
 	sat := time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC)
@@ -103,7 +103,7 @@ func TestAPlanAllowsForTheTick(t *testing.T) {
 		next := r.wakeAt(s, senders.ProfileView, at)
 		is.True(next.Sub(slot) >= lo+tick) // never closer than a late tick needs
 		late := slot.Add(time.Duration(i%4) * 10 * time.Second)
-		free := senders.NextSlot(s.ID, slot, late, lo, hi)
+		free := senders.NextSlot(s.Name, slot, late, lo, hi)
 		is.True(!free.After(next))    // the sender is free at the next slot
 		is.True(free.Sub(late) >= lo) // and never closer than the minimum
 		slot = next

@@ -9,8 +9,9 @@ import (
 
 // spacingGuard keeps a random gap between two actions of one sender, of
 // any kind: bursts are what providers read as automation. The gap is drawn
-// between the sender's spacing min and max from the sender and the moment
-// of the action, so that a simulated world stays the same run after run.
+// between the sender's spacing min and max from the sender's name and the
+// moment of the action, so that a simulated world stays the same run after
+// run.
 // The moment the next action may run is kept per sender (sender_pace) and
 // taken under its row's lock, so two runners cannot both act inside one
 // gap.
@@ -23,7 +24,7 @@ func (spacingGuard) Check(ctx context.Context, svc *Service, s *Sender, _ Action
 	if lo <= 0 {
 		return nil, nil, nil
 	}
-	next := NextSlot(s.ID, due, now, lo, hi)
+	next := NextSlot(s.Name, due, now, lo, hi)
 	taken, until, err := svc.store.Pace(ctx, s.ID, now, next)
 	if err != nil || !taken {
 		return &Blocked{Code: GuardSpacing, Until: until}, nil, err
@@ -31,7 +32,7 @@ func (spacingGuard) Check(ctx context.Context, svc *Service, s *Sender, _ Action
 	return nil, func(ctx context.Context) error { return svc.store.Unpace(ctx, s.ID, next, now) }, nil
 }
 
-// NextSlot is when a sender that acts at now, on an action due at due,
+// NextSlot is when the sender named sender, acting at now on an action due at due,
 // may act again: the spacing's gap (SpacingGap) after the moment the
 // action was due when the runner acts on it within the minimum gap, and
 // never closer to now than the minimum. A runner that ticks acts a little
@@ -66,9 +67,10 @@ func (spacingGuard) Text() (string, string) {
 		"Nothing to do: the sender acts again after a random gap (spacing in the setup file); add senders to send more at once."
 }
 
-// SpacingGap is the gap after an action of sender at t, in whole seconds
-// between lo and hi: drawn from the sender and the moment, so that the
-// same world gives the same gaps.
+// SpacingGap is the gap after an action of the sender named sender at t,
+// in whole seconds between lo and hi: drawn from the sender's name (not
+// its id, which is new in every simulated world) and the moment, so that
+// the same world gives the same gaps run after run.
 func SpacingGap(sender string, t time.Time, lo, hi time.Duration) time.Duration {
 	if hi <= lo {
 		return lo

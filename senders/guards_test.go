@@ -45,7 +45,7 @@ func TestSpacingKeepsAGapBetweenActions(t *testing.T) {
 		is.True(held != nil)
 		is.Equal(held.Code, senders.GuardSpacing)
 		gap := held.Until.Sub(at)
-		is.Equal(gap, senders.SpacingGap(s.ID, at, 45*time.Second, 3*time.Minute))
+		is.Equal(gap, senders.SpacingGap(s.Name, at, 45*time.Second, 3*time.Minute))
 		is.True(gap >= 45*time.Second && gap < 3*time.Minute)
 		b.clock.Set(held.Until.Add(-time.Second))
 		is.True(b.guard(t, s, senders.Invite) != nil)
