@@ -37,7 +37,7 @@ const ruleSequences = `
         on_reply:
           interested: {stage: Qualified, tag: hot, assign: owner@acme.test, task: "Call within a day"}
           question: {task: "Answer the question"}
-          not_now: {enroll: Nurture, after_days: 90}
+          not_now: {enroll: Nurture, after_days: 10}
           not_interested: {enroll: Nurture}
           ooo: {enroll: Nurture}
           wrong_person: {enroll_replacement: Outreach}
@@ -183,7 +183,7 @@ func TestInterestedReplyMovesTheLeadOn(t *testing.T) {
 }
 
 // TestNotNowEnrolsLater: a not_now reply enrols the lead in Nurture, which
-// waits 90 days (starts_later) and then sends, although the lead replied:
+// waits 10 days (starts_later) and then sends, although the lead replied:
 // the rule answered that reply. A reply after it stops it as any.
 func TestNotNowEnrolsLater(t *testing.T) {
 	t.Parallel()
@@ -197,7 +197,7 @@ func TestNotNowEnrolsLater(t *testing.T) {
 		is.Equal(en.SequenceID, e.ids["Nurture"])
 		is.Equal(*en.RuleOf, e.ids["Outreach"])
 		is.Equal(*en.WaitingFor, enrollments.WaitStartsLater)
-		start := e.clock.Now().Add(-time.Minute).Add(90 * 24 * time.Hour)
+		start := e.clock.Now().Add(-time.Minute).Add(10 * 24 * time.Hour)
 		is.True(en.NextRunAt.Sub(start).Abs() < time.Minute)
 		run := e.runs(ann)[0]
 		o := outcome(t, run, "enroll")
@@ -213,7 +213,7 @@ func TestNotNowEnrolsLater(t *testing.T) {
 		e.replies(bob, "p-3", "Please, do not write again.", false)
 		is.Equal(e.enrollment(bob).Status, enrollments.Replied)
 
-		// Nothing is sent before the 90 days are up; then Nurture's email
+		// Nothing is sent before the 10 days are up; then Nurture's email
 		// to Ann, and none to Bob.
 		e.runUntil(start.Add(-time.Hour))
 		is.Equal(len(e.thread(ann).Messages), 2)

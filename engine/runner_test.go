@@ -527,6 +527,10 @@ func TestAlertsAndEnrichment(t *testing.T) {
 		is := is.New(t)
 		ctx := context.Background()
 		e := newEngine(t, d, "", "Berlin CTOs", "Notes")
+		// The last Monday of November, so that December and its fresh
+		// notes are a week away.
+		start := monday.AddDate(0, 0, 21)
+		e.clock.Set(start)
 		e.activate("Berlin CTOs")
 		e.activate("Notes")
 		var ids, notes []string
@@ -543,7 +547,7 @@ func TestAlertsAndEnrichment(t *testing.T) {
 		_, err = e.leads.Enrich(ctx, e.p, leads.EnrichInput{LeadIDs: []string{fresh, dnc}})
 		is.NoErr(err)
 
-		e.runUntil(monday.Add(15 * time.Hour))               // 23:00 in Berlin
+		e.runUntil(start.Add(15 * time.Hour))                // 23:00 in Berlin
 		is.Equal(countKind(t, d, engine.EventRunningDry), 1) // anna, once on Monday
 		l, err := e.leads.Get(ctx, e.p, fresh)
 		is.NoErr(err)
@@ -560,7 +564,7 @@ func TestAlertsAndEnrichment(t *testing.T) {
 		}
 		is.Equal(enriched, 1)
 
-		e.runUntil(monday.Add(39 * time.Hour))               // Tuesday 23:00 in Berlin
+		e.runUntil(start.Add(39 * time.Hour))                // Tuesday 23:00 in Berlin
 		is.Equal(countKind(t, d, engine.EventRunningDry), 2) // and once on Tuesday
 		// Notes: ben's 5 notes went out on Monday; the other 3 wait for
 		// December. A day later the sequence counts as stalled, once.

@@ -110,13 +110,19 @@ func (svc *Service) SendersOf(ctx context.Context, q *Sequence) ([]senders.Sende
 	if err != nil {
 		return nil, err
 	}
+	return sendersOf(q, all), nil
+}
+
+// sendersOf returns q's senders among all, its workspace's, in its
+// rotation order.
+func sendersOf(q *Sequence, all []senders.Sender) []senders.Sender {
 	out := []senders.Sender{}
 	for _, id := range q.SenderIDs {
 		if i := slices.IndexFunc(all, func(s senders.Sender) bool { return s.ID == id }); i >= 0 {
 			out = append(out, all[i])
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Problems returns the problems of q's graph with its current senders.
@@ -146,6 +152,11 @@ func (svc *Service) View(ctx context.Context, q *Sequence) (*SequenceView, error
 	if err != nil {
 		return nil, err
 	}
+	return viewWith(q, ss), nil
+}
+
+// viewWith is q with its senders ss and its problems.
+func viewWith(q *Sequence, ss []senders.Sender) *SequenceView {
 	v := &SequenceView{Sequence: *q, Senders: []SenderRef{}, Problems: problemsWith(q, ss)}
 	if v.Winners == nil {
 		v.Winners = map[string]Winner{}
@@ -156,7 +167,7 @@ func (svc *Service) View(ctx context.Context, q *Sequence) (*SequenceView, error
 	for _, s := range ss {
 		v.Senders = append(v.Senders, SenderRef{ID: s.ID, Name: s.Name, Channel: s.Channel})
 	}
-	return v, nil
+	return v
 }
 
 // List returns one page of the sequences visible to the principal, by name.
@@ -173,13 +184,17 @@ func (svc *Service) List(ctx context.Context, p apikit.Principal, f Filter) (api
 	if err != nil {
 		return apikit.Page[SequenceView]{}, err
 	}
-	out := make([]SequenceView, 0, len(qs))
-	for i := range qs {
-		v, err := svc.View(ctx, &qs[i])
-		if err != nil {
+	// The page's sequences are the workspace's: its senders are read
+	// once for all of them.
+	var all []senders.Sender
+	if len(qs) > 0 {
+		if all, err = svc.senders.All(ctx, p.WorkspaceID); err != nil {
 			return apikit.Page[SequenceView]{}, err
 		}
-		out = append(out, *v)
+	}
+	out := make([]SequenceView, 0, len(qs))
+	for i := range qs {
+		out = append(out, *viewWith(&qs[i], sendersOf(&qs[i], all)))
 	}
 	return apikit.NewPage(out, total, f.Limit, f.Offset), nil
 }

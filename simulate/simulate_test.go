@@ -85,7 +85,9 @@ func TestSimulatedFortnight(t *testing.T) {
 }
 
 // variantWorld is a workspace whose one sequence tests two invitation
-// notes against each other, the winner picked by acceptance rate.
+// notes against each other, the winner picked by acceptance rate. Its
+// senders invite 30 leads a day together, so that 200 leads take into the
+// second week.
 const variantWorld = `
 workspaces:
   - name: ab
@@ -94,9 +96,9 @@ workspaces:
     members: [{email: owner@ab.test, role: owner}]
     clients: [Acme]
     senders:
-      - {name: s1, channel: linkedin, client: Acme, premium: true, caps: {invite: 25}}
-      - {name: s2, channel: linkedin, client: Acme, premium: true, caps: {invite: 25}}
-      - {name: s3, channel: linkedin, client: Acme, premium: true, caps: {invite: 25}}
+      - {name: s1, channel: linkedin, client: Acme, premium: true, caps: {invite: 10}}
+      - {name: s2, channel: linkedin, client: Acme, premium: true, caps: {invite: 10}}
+      - {name: s3, channel: linkedin, client: Acme, premium: true, caps: {invite: 10}}
     sequences:
       - name: Notes
         client: Acme
@@ -125,7 +127,7 @@ func TestSimulatedVariantTest(t *testing.T) {
 		is.NoErr(sandbox.ParseVariantRate("invite/a=accept:0.05", rates.Variants))
 		is.NoErr(sandbox.ParseVariantRate("invite/b=accept:0.60", rates.Variants))
 		var out bytes.Buffer
-		res, err := simulate.Run(context.Background(), simulate.Config{DB: d, Setup: f, Days: 14, Seed: 3, Leads: 500, Start: "2026-03-02", Rates: rates, Out: &out})
+		res, err := simulate.Run(context.Background(), simulate.Config{DB: d, Setup: f, Days: 14, Seed: 3, Leads: 200, Start: "2026-03-02", Rates: rates, Out: &out})
 		is.NoErr(err)
 		is.Equal(len(res.Violations), 0) // no variant after the win, the numbers add up
 		is.Equal(len(res.Variants), 2)
