@@ -52,6 +52,21 @@ func TestSpacingKeepsAGapBetweenActions(t *testing.T) {
 		b.clock.Set(held.Until)
 		is.True(b.guard(t, s, senders.Invite) == nil)
 
+		// A runner acts a tick after an action was due: the gap is drawn
+		// from the due moment, never closer than the minimum to now.
+		b.clock.Advance(time.Hour)
+		due, now := b.clock.Now(), b.clock.Now().Add(20*time.Second)
+		b.clock.Set(now)
+		is.NoErr(b.db.InTx(context.Background(), func(ctx context.Context) error {
+			held, _, err := b.svc.Guard(ctx, s, senders.Invite, now, due)
+			is.True(held == nil)
+			return err
+		}))
+		next := b.guard(t, s, senders.Message)
+		is.True(next != nil)
+		is.True(next.Until.Equal(senders.NextSlot(s.Name, due, now, 45*time.Second, 3*time.Minute)))
+		is.True(next.Until.Equal(maxOf(due.Add(senders.SpacingGap(s.Name, due, 45*time.Second, 3*time.Minute)), now.Add(45*time.Second))))
+
 		// A slot taken for an action a later rule stops is given back.
 		b.clock.Advance(time.Hour)
 		is.NoErr(b.db.InTx(context.Background(), func(ctx context.Context) error {
