@@ -71,10 +71,24 @@ type BunStore struct {
 	// byID is ByID's statement, without and with a row lock.
 	byID     [2]string
 	byIDOnce sync.Once
+	// forRun are ByIDsForRun's statements, without and with row locks.
+	forRun [2]*db.InQuery
 }
 
 // NewBunStore returns the store on d.
-func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+func NewBunStore(d *db.DB) *BunStore {
+	b := &BunStore{db: d}
+	for lock := range b.forRun {
+		b.forRun[lock] = db.NewInQuery(func(marks string) string {
+			q := d.NewSelect().Model((*Enrollment)(nil)).Where("e.id IN (?)", bun.Safe(marks)).OrderExpr("e.id")
+			if lock == 1 {
+				q = q.For("UPDATE")
+			}
+			return q.String()
+		})
+	}
+	return b
+}
 
 func (b *BunStore) idb(ctx context.Context) bun.IDB { return b.db.IDB(ctx) }
 
@@ -270,12 +284,14 @@ func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Enrollmen
 // that two transactions that lock several wait for each other instead of
 // deadlocking.
 func (b *BunStore) ByIDsForRun(ctx context.Context, ids []string) (map[string]*Enrollment, error) {
-	var out []Enrollment
-	q := b.idb(ctx).NewSelect().Model(&out).Where("e.id IN (?)", bun.In(ids)).OrderExpr("e.id")
-	if _, inTx := b.idb(ctx).(bun.Tx); inTx && b.db.Engine == db.Postgres {
-		q = q.For("UPDATE")
+	_, lock := b.idb(ctx).(bun.Tx)
+	lock = lock && b.db.Engine == db.Postgres
+	if lock && len(ids) > db.MaxPreparedList {
+		// Read in parts: each part locks after the one before it.
+		ids = slices.Sorted(slices.Values(ids))
 	}
-	if err := q.Scan(ctx); err != nil {
+	out, err := db.SelectList[Enrollment](ctx, b.db, b.forRun[btoi(lock)], nil, ids)
+	if err != nil {
 		return nil, err
 	}
 	m := make(map[string]*Enrollment, len(out))

@@ -3,7 +3,6 @@ package leads
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -92,14 +91,24 @@ type enrichmentRequest struct {
 // BunStore is the Store on either engine.
 type BunStore struct {
 	db *db.DB
-	// byID is the statement that reads one lead, which the runner does
-	// before every step.
-	byID     string
-	byIDOnce sync.Once
+	// byIDs reads leads by id, which the runner does before every step.
+	byIDs *db.InQuery
 }
 
 // NewBunStore returns the Store backed by d.
-func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+func NewBunStore(d *db.DB) *BunStore {
+	// The ids lead: the workspace is a filter on what they find. On
+	// Postgres it is compared as text, so that no plan walks the
+	// workspace's index instead of looking the ids up, as one may do on a
+	// table whose statistics are not yet gathered (a new database).
+	inWorkspace := "l.workspace_id = ?"
+	if d.Engine == db.Postgres {
+		inWorkspace = "l.workspace_id::text = ?"
+	}
+	return &BunStore{db: d, byIDs: db.NewInQuery(func(marks string) string {
+		return d.NewSelect().Model((*Lead)(nil)).Where(inWorkspace, bun.Safe("?")).Where("l.id IN (?)", bun.Safe(marks)).String()
+	})}
+}
 
 func (s *BunStore) idb(ctx context.Context) bun.IDB { return s.db.IDB(ctx) }
 
@@ -123,32 +132,7 @@ func (s *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Lead, err
 }
 
 func (s *BunStore) ByIDs(ctx context.Context, workspaceID string, ids []string) ([]Lead, error) {
-	var out []Lead
-	if len(ids) == 1 {
-		// Prepared once per connection.
-		s.byIDOnce.Do(func() {
-			s.byID = s.db.NewSelect().Model((*Lead)(nil)).Where("l.workspace_id = ?", bun.Safe("?")).Where("l.id = ?", bun.Safe("?")).String()
-		})
-		return out, s.db.SelectPrepared(ctx, &out, s.byID, workspaceID, ids[0])
-	}
-	// The ids lead: the workspace is a filter on what they find. On
-	// Postgres it is compared as text, so that no plan walks the
-	// workspace's index instead of looking the ids up, as one may do on
-	// a table whose statistics are not yet gathered (a new database).
-	inWorkspace := "l.workspace_id = ?"
-	if s.db.Engine == db.Postgres {
-		inWorkspace = "l.workspace_id::text = ?"
-	}
-	for start := 0; start < len(ids); start += 500 {
-		var chunk []Lead
-		err := s.idb(ctx).NewSelect().Model(&chunk).
-			Where("l.id IN (?)", bun.In(ids[start:min(start+500, len(ids))])).Where(inWorkspace, workspaceID).Scan(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, chunk...)
-	}
-	return out, nil
+	return db.SelectList[Lead](ctx, s.db, s.byIDs, []any{workspaceID}, ids)
 }
 
 // FindBy finds the workspace's lead whose key equals value; emails compare

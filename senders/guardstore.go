@@ -2,6 +2,7 @@ package senders
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/leadline/leadline/apikit"
+	"github.com/leadline/leadline/internal/db"
 )
 
 // SampleOf names a sender whose recent history a guard reads, and the
@@ -52,18 +54,21 @@ func since(t time.Time) time.Time {
 // when the slot frees. The conditional upsert holds the sender's row, so
 // two runners cannot both take one slot.
 func (b *BunStore) Pace(ctx context.Context, senderID string, now, next time.Time) (bool, time.Time, error) {
+	// Both statements run before most actions: prepared once per
+	// connection.
 	var got []time.Time
-	if err := b.db.IDB(ctx).NewRaw(`INSERT INTO sender_pace (sender_id, next_at) VALUES (?, ?)
+	if err := b.db.SelectPrepared(ctx, &got, `INSERT INTO sender_pace (sender_id, next_at) VALUES (?, ?)
 		ON CONFLICT (sender_id) DO UPDATE SET next_at = EXCLUDED.next_at WHERE sender_pace.next_at <= ? RETURNING next_at`,
-		senderID, next, now).Scan(ctx, &got); err != nil {
+		senderID, b.db.TimeArg(&next), b.db.TimeArg(&now)); err != nil {
 		return false, time.Time{}, err
 	}
 	if len(got) > 0 {
 		return true, next, nil
 	}
-	var at time.Time
-	err := b.db.IDB(ctx).NewRaw(`SELECT next_at FROM sender_pace WHERE sender_id = ?`, senderID).Scan(ctx, &at)
-	return false, at, err
+	var at []time.Time
+	err := b.db.SelectPrepared(ctx, &at, `SELECT next_at FROM sender_pace WHERE sender_id = ?`, senderID)
+	first, err := db.First(at, err)
+	return false, *first, err
 }
 
 // Unpace frees the slot Pace moved to next, as of now: the action it was
@@ -81,9 +86,10 @@ func (b *BunStore) sample(ctx context.Context, table, hit string, of []SampleOf,
 		SenderID string `bun:"sender_id"`
 		Sent     int    `bun:"sent"`
 		Hits     int    `bun:"hits"`
-	}](ctx, b.db.IDB(ctx), of, `SELECT ? AS sender_id, count(*) AS sent, count(r.?) AS hits FROM (SELECT ? FROM ? WHERE sender_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`,
+	}](ctx, b.db, of, fmt.Sprintf(`SELECT CAST(? AS TEXT) AS sender_id, count(*) AS sent, count(r.%[2]s) AS hits FROM (SELECT %[2]s FROM %[1]s WHERE sender_id = ? AND sent_at >= ? AND sent_at < ? ORDER BY sent_at DESC LIMIT ?) AS r`, table, hit),
 		func(s SampleOf) []any {
-			return []any{s.SenderID, bun.Ident(hit), bun.Ident(hit), bun.Ident(table), s.SenderID, since(s.Since), sentBefore, last}
+			from := since(s.Since)
+			return []any{s.SenderID, s.SenderID, b.db.TimeArg(&from), b.db.TimeArg(&sentBefore), last}
 		})
 	out := make(map[string]Sample, len(of))
 	for _, r := range rows {
@@ -96,7 +102,7 @@ func (b *BunStore) sample(ctx context.Context, table, hit string, of []SampleOf,
 // items with args(item), up to statsChunk branches to a statement joined
 // by UNION ALL, and returns every branch's rows: a question asked of many
 // senders at once, each branch through the sender's own index.
-func unionAll[T, R any](ctx context.Context, idb bun.IDB, items []T, branch string, args func(T) []any) ([]R, error) {
+func unionAll[T, R any](ctx context.Context, d *db.DB, items []T, branch string, args func(T) []any) ([]R, error) {
 	var out []R
 	for part := range slices.Chunk(items, statsChunk) {
 		var q strings.Builder
@@ -109,7 +115,9 @@ func unionAll[T, R any](ctx context.Context, idb bun.IDB, items []T, branch stri
 			all = append(all, args(it)...)
 		}
 		var rows []R
-		if err := idb.NewRaw(q.String(), all...).Scan(ctx, &rows); err != nil {
+		// Prepared once per connection and number of branches: the
+		// runner asks these for the same senders tick after tick.
+		if err := d.SelectPrepared(ctx, &rows, q.String(), all...); err != nil {
 			return nil, err
 		}
 		out = append(out, rows...)
@@ -159,9 +167,9 @@ type StaleOf struct {
 // first: one statement for up to statsChunk senders, a branch per sender
 // through its index.
 func (b *BunStore) StaleInvitations(ctx context.Context, of []StaleOf) (map[string][]SentInvitation, error) {
-	rows, err := unionAll[StaleOf, Invitation](ctx, b.db.IDB(ctx), of, `SELECT * FROM (SELECT sender_id, lead_id, provider_id, member_id, sent_at
+	rows, err := unionAll[StaleOf, Invitation](ctx, b.db, of, `SELECT * FROM (SELECT sender_id, lead_id, provider_id, member_id, sent_at
 		FROM invitations WHERE sender_id = ? AND sent_at < ? AND accepted_at IS NULL AND withdrawn_at IS NULL ORDER BY sent_at LIMIT ?) AS r`,
-		func(s StaleOf) []any { return []any{s.SenderID, s.SentBefore, s.Limit} })
+		func(s StaleOf) []any { return []any{s.SenderID, b.db.TimeArg(&s.SentBefore), s.Limit} })
 	out := map[string][]SentInvitation{}
 	for _, r := range rows {
 		out[r.SenderID] = append(out[r.SenderID], SentInvitation{LeadID: r.LeadID, Invitation: apikit.Deref(r.ProviderID), MemberID: apikit.Deref(r.MemberID), SentAt: r.SentAt})

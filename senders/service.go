@@ -97,8 +97,7 @@ var deref = apikit.Deref
 // Sender returns the sender with id in any workspace, for the engine's
 // inbound path, which knows senders by id only.
 func (svc *Service) Sender(ctx context.Context, id string) (*Sender, error) {
-	s := new(Sender)
-	return s, svc.db.IDB(ctx).NewSelect().Model(s).Where("s.id = ?", id).Scan(ctx)
+	return db.First(svc.store.ByIDs(ctx, []string{id}))
 }
 
 // Every returns every sender of every workspace, for the engine's checks.

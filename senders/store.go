@@ -98,10 +98,19 @@ type Invitation struct {
 }
 
 // BunStore is the Store on bun, for both engines.
-type BunStore struct{ db *db.DB }
+type BunStore struct {
+	db *db.DB
+	// byID and byIDs read senders by id, which the runner does every
+	// tick: prepared once per connection.
+	byID, byIDs *db.InQuery
+}
 
 // NewBunStore returns the store on d.
-func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+func NewBunStore(d *db.DB) *BunStore {
+	b := &BunStore{db: d}
+	b.byID, b.byIDs = db.IDQueries(d, (*Sender)(nil), "s")
+	return b
+}
 
 // Save inserts or updates s.
 func (b *BunStore) Save(ctx context.Context, s *Sender, insert bool) error {
@@ -116,16 +125,12 @@ func (b *BunStore) Save(ctx context.Context, s *Sender, insert bool) error {
 
 // ByID returns the workspace's sender with id.
 func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Sender, error) {
-	s := new(Sender)
-	err := b.db.IDB(ctx).NewSelect().Model(s).Where("s.workspace_id = ? AND s.id = ?", workspaceID, id).Scan(ctx)
-	return s, err
+	return db.First(db.SelectList[Sender](ctx, b.db, b.byID, []any{workspaceID}, []string{id}))
 }
 
 // ByIDs returns the senders with ids, of any workspace.
 func (b *BunStore) ByIDs(ctx context.Context, ids []string) ([]Sender, error) {
-	var out []Sender
-	err := b.db.IDB(ctx).NewSelect().Model(&out).Where("s.id IN (?)", bun.In(ids)).Scan(ctx)
-	return out, err
+	return db.SelectList[Sender](ctx, b.db, b.byIDs, nil, ids)
 }
 
 // ByName returns the workspace's sender named name.
@@ -163,7 +168,7 @@ func (b *BunStore) Usage(ctx context.Context, senderID, fromDay, toDay string) (
 // UsageOn returns how much of key each sender used on its day (day gives
 // each sender's local date): one statement for up to statsChunk senders.
 func (b *BunStore) UsageOn(ctx context.Context, senderIDs []string, key string, day func(senderID string) string) (map[string]int, error) {
-	rows, err := unionAll[string, Usage](ctx, b.db.IDB(ctx), senderIDs, "SELECT sender_id, day, action, used FROM sender_usage WHERE sender_id = ? AND day = ? AND action = ?",
+	rows, err := unionAll[string, Usage](ctx, b.db, senderIDs, "SELECT sender_id, day, action, used FROM sender_usage WHERE sender_id = ? AND day = ? AND action = ?",
 		func(id string) []any { return []any{id, day(id), key} })
 	out := make(map[string]int, len(senderIDs))
 	for _, r := range rows {

@@ -3,8 +3,6 @@ package sequences
 import (
 	"context"
 
-	"github.com/uptrace/bun"
-
 	"github.com/leadline/leadline/internal/db"
 )
 
@@ -32,10 +30,19 @@ type Filter struct {
 }
 
 // BunStore is the Store on bun, for both engines.
-type BunStore struct{ db *db.DB }
+type BunStore struct {
+	db *db.DB
+	// byID and byIDs read sequences by id, which the runner does every
+	// tick: prepared once per connection.
+	byID, byIDs *db.InQuery
+}
 
 // NewBunStore returns the store on d.
-func NewBunStore(d *db.DB) *BunStore { return &BunStore{db: d} }
+func NewBunStore(d *db.DB) *BunStore {
+	b := &BunStore{db: d}
+	b.byID, b.byIDs = db.IDQueries(d, (*Sequence)(nil), "q")
+	return b
+}
 
 // Save inserts or updates q.
 func (b *BunStore) Save(ctx context.Context, q *Sequence, insert bool) error {
@@ -50,16 +57,12 @@ func (b *BunStore) Save(ctx context.Context, q *Sequence, insert bool) error {
 
 // ByID returns the workspace's sequence with id.
 func (b *BunStore) ByID(ctx context.Context, workspaceID, id string) (*Sequence, error) {
-	q := new(Sequence)
-	err := b.db.IDB(ctx).NewSelect().Model(q).Where("q.workspace_id = ? AND q.id = ?", workspaceID, id).Scan(ctx)
-	return q, err
+	return db.First(db.SelectList[Sequence](ctx, b.db, b.byID, []any{workspaceID}, []string{id}))
 }
 
 // ByIDs returns the sequences with ids, of any workspace.
 func (b *BunStore) ByIDs(ctx context.Context, ids []string) ([]Sequence, error) {
-	var out []Sequence
-	err := b.db.IDB(ctx).NewSelect().Model(&out).Where("q.id IN (?)", bun.In(ids)).Scan(ctx)
-	return out, err
+	return db.SelectList[Sequence](ctx, b.db, b.byIDs, nil, ids)
 }
 
 // ByName returns the workspace's sequence named name.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/leadline/leadline/apikit"
 	"github.com/leadline/leadline/events"
 	"github.com/leadline/leadline/internal/db"
@@ -24,6 +26,9 @@ type Service struct {
 	passwords PasswordParams
 	// gate bounds the password hashes run at once (gate.go).
 	gate *PasswordGate
+	// byID and blacklists read a workspace and its blacklist, which the
+	// runner does every tick: prepared once per connection.
+	byID, blacklists string
 	// failuresSwept is when this process last deleted the failed sign-in
 	// counts whose window ended (signin.go).
 	failuresSwept struct {
@@ -34,7 +39,9 @@ type Service struct {
 
 // NewService returns a Service on d.
 func NewService(d *db.DB, clock apikit.Clock) *Service {
-	return &Service{db: d, store: NewBunStore(d), clock: clock, events: events.NewLog(d, clock), gate: DefaultPasswordGate()}
+	return &Service{db: d, store: NewBunStore(d), clock: clock, events: events.NewLog(d, clock), gate: DefaultPasswordGate(),
+		byID:       d.NewSelect().Model((*Workspace)(nil)).Where("id = ?", bun.Safe("?")).String(),
+		blacklists: d.NewSelect().Model((*BlacklistEntry)(nil)).Column("kind", "value").Where("workspace_id = ?", bun.Safe("?")).Limit(MaxBlacklistSnapshot + 1).String()}
 }
 
 // EventKeyRevoked is the activity-log kind written when a key is revoked,
@@ -154,8 +161,7 @@ const MaxBlacklistSnapshot = 10000
 // nil when it has more than MaxBlacklistSnapshot entries.
 func (s *Service) BlacklistSnapshot(ctx context.Context, workspaceID string) (*Blacklist, error) {
 	var rows []BlacklistEntry
-	if err := s.db.IDB(ctx).NewSelect().Model(&rows).Column("kind", "value").Where("workspace_id = ?", workspaceID).
-		Limit(MaxBlacklistSnapshot + 1).Scan(ctx); err != nil {
+	if err := s.db.SelectPrepared(ctx, &rows, s.blacklists, workspaceID); err != nil {
 		return nil, err
 	}
 	if len(rows) > MaxBlacklistSnapshot {
@@ -562,8 +568,9 @@ func (c *authCache) forget(hash string) {
 
 // WorkspaceByID returns the workspace with id, for the engine.
 func (s *Service) WorkspaceByID(ctx context.Context, id string) (*Workspace, error) {
-	w := new(Workspace)
-	return w, s.db.IDB(ctx).NewSelect().Model(w).Where("id = ?", id).Scan(ctx)
+	var got []Workspace
+	err := s.db.SelectPrepared(ctx, &got, s.byID, id)
+	return db.First(got, err)
 }
 
 // IsMember reports whether memberID is an active member of the workspace,

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -124,6 +125,52 @@ func TestPreparedStatements(t *testing.T) {
 		found, err = d.ExistsPrepared(ctx, exists, "a", 4) // 100 was rolled back
 		is.NoErr(err)
 		is.True(!found)
+	})
+}
+
+// TestSelectList reads rows by a list of keys through InQuery: the
+// values before the list come first, a list longer than MaxPreparedList is
+// read in parts, an empty list reads nothing, each length's text is built
+// once, and First turns no row into sql.ErrNoRows.
+func TestSelectList(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		is := is.New(t)
+		ctx := context.Background()
+		probeTable(t, d, "list_probe")
+		keys := make([]string, db.MaxPreparedList+30)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("k%03d", i)
+			is.NoErr(d.ExecPrepared(ctx, "INSERT INTO list_probe (k, v) VALUES (?, ?)", keys[i], i%2))
+		}
+		type row struct {
+			K string `bun:"k"`
+			V int    `bun:"v"`
+		}
+		built := map[string]int{}
+		q := db.NewInQuery(func(marks string) string {
+			built[marks]++
+			return "SELECT k, v FROM list_probe WHERE v = ? AND k IN (" + marks + ")"
+		})
+		odd, err := db.SelectList[row](ctx, d, q, []any{1}, keys)
+		is.NoErr(err)
+		is.Equal(len(odd), len(keys)/2) // both parts, the odd ones only
+		for _, r := range odd {
+			is.Equal(r.V, 1)
+		}
+		_, err = db.SelectList[row](ctx, d, q, []any{1}, keys) // the same lengths again
+		is.NoErr(err)
+		is.Equal(len(built), 2) // MaxPreparedList and 30, each built once
+		for _, n := range built {
+			is.Equal(n, 1)
+		}
+		none, err := db.SelectList[row](ctx, d, q, []any{1}, []string{})
+		is.NoErr(err)
+		is.Equal(len(none), 0)
+		first, err := db.First(db.SelectList[row](ctx, d, q, []any{0}, []string{"k000", "k001"}))
+		is.NoErr(err)
+		is.Equal(first.K, "k000")
+		_, err = db.First(db.SelectList[row](ctx, d, q, []any{0}, []string{"k001"}))
+		is.True(errors.Is(err, sql.ErrNoRows))
 	})
 }
 

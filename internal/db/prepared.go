@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -193,4 +195,79 @@ func (d *DB) placeholders(query string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// MaxPreparedList is the longest list of values a InQuery puts in one
+// statement; a longer list is read in parts of this length.
+const MaxPreparedList = 100
+
+// InQuery is a read by a list of values (ids, most often) that a hot path
+// runs again and again, prepared once per connection and per length of the
+// list as SelectPrepared prepares a statement: a list of one id and a list
+// of sixty are two statements, each parsed once. Its text is built once per
+// length by text, given the list's placeholders ("?, ?, ?").
+type InQuery struct {
+	text  func(marks string) string
+	texts sync.Map // length → text
+}
+
+// NewInQuery returns the read whose text, for a list's placeholders,
+// text builds: its placeholders are the values SelectList is given before
+// the list, then the list's.
+func NewInQuery(text func(marks string) string) *InQuery {
+	return &InQuery{text: text}
+}
+
+// textFor returns the statement's text for a list of n values.
+func (l *InQuery) textFor(n int) string {
+	if t, ok := l.texts.Load(n); ok {
+		return t.(string)
+	}
+	t := l.text(strings.TrimSuffix(strings.Repeat("?, ", n), ", "))
+	l.texts.Store(n, t)
+	return t
+}
+
+// SelectList reads into a slice of T the rows l finds for list, each part
+// of at most MaxPreparedList values in one prepared statement, with before
+// the values that come ahead of the list's in the statement.
+func SelectList[T any, V any](ctx context.Context, d *DB, l *InQuery, before []any, list []V) ([]T, error) {
+	var out []T
+	for part := range slices.Chunk(list, MaxPreparedList) {
+		args := make([]any, 0, len(before)+len(part))
+		args = append(args, before...)
+		for _, v := range part {
+			args = append(args, v)
+		}
+		var rows []T
+		if err := d.SelectPrepared(ctx, &rows, l.textFor(len(part)), args...); err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// First returns the first of rows, or sql.ErrNoRows (with a zero T, as
+// bun's Scan of one model leaves it) when there is none: the one row a
+// prepared read by key found.
+func First[T any](rows []T, err error) (*T, error) {
+	if err == nil && len(rows) == 0 {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
+		return new(T), err
+	}
+	return &rows[0], nil
+}
+
+// IDQueries returns the two reads of model's rows by id that the runner
+// makes every tick: within a workspace (its values: the workspace, then the
+// ids) and of any workspace (the ids). alias is the model's table alias.
+func IDQueries(d *DB, model any, alias string) (inWorkspace, anyWorkspace *InQuery) {
+	return NewInQuery(func(marks string) string {
+			return d.NewSelect().Model(model).Where(alias+".workspace_id = ?", bun.Safe("?")).Where(alias+".id IN (?)", bun.Safe(marks)).String()
+		}), NewInQuery(func(marks string) string {
+			return d.NewSelect().Model(model).Where(alias+".id IN (?)", bun.Safe(marks)).String()
+		})
 }
