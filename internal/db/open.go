@@ -132,10 +132,15 @@ func sqliteDSN(dsn string) string {
 	// every connection. Sorts and temporary indexes stay in memory.
 	// docs/performance/2026-11-22-leads-api-hardening.md and
 	// docs/performance/2026-11-27-console-pages.md have the measurements.
+	// The log is copied back into the file (a checkpoint, with its fsync)
+	// once it holds 10,000 pages (about 40 MiB) rather than SQLite's 1,000:
+	// a runner rewrites the same enrollment, counter and index pages
+	// commit after commit, and a page written ten times between two
+	// checkpoints is copied once (docs/performance/2026-11-29-prepared.md).
 	// busy_timeout comes first: switching to WAL takes a lock, and a
 	// process that opens the file while another does must wait for it.
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)",
-		"cache_size(-32768)", "mmap_size(2147418112)", "temp_store(MEMORY)"} {
+		"cache_size(-32768)", "mmap_size(2147418112)", "temp_store(MEMORY)", "wal_autocheckpoint(10000)"} {
 		vals.Add("_pragma", p)
 	}
 	if vals.Get("_txlock") == "" {
