@@ -62,7 +62,7 @@ func connectInChromium(t *testing.T, p *browsertest.Page, e *env, id, address st
 	is.True(strings.Contains(text(p, "#connected"), "Sender Google box ("+address+") now signs in to its mail servers with the Google account."))
 	p.Do(chromedp.Click(chromedp.CSS(`main a[href$="/senders/`+id+`"]`)), chromedp.WaitVisible(chromedp.ID("connect-google")))
 	is.Equal(location(p), base+"/senders/"+id)
-	is.True(strings.Contains(text(p, "#account"), "Connected with google on "))
+	is.True(strings.Contains(text(p, "#account"), "Connected with Google on "))
 	is.Equal(text(p, "#connect-google"), "Reconnect Google account")
 	is.Equal(text(p, "h1 .badge"), "healthy")
 }

@@ -111,7 +111,7 @@ func TestMailProvidersAndConnect(t *testing.T) {
 		is.True(strings.Contains(done.body, "Google account connected"))
 		is.Equal(boss.get(path).code, http.StatusNotFound) // once
 		page = boss.get("/app/senders/" + id)
-		is.True(strings.Contains(page.body, "Connected with google"))
+		is.True(strings.Contains(page.body, "Connected with Google"))
 		is.True(strings.Contains(page.body, "Reconnect Google account"))
 
 		// A refused consent is said, and connects nothing new.

@@ -302,3 +302,13 @@ func TestSweepStates(t *testing.T) {
 		is.True(c != nil) // the connection stays
 	})
 }
+
+// TestProviderLabel names a connection's provider as people do, and keeps
+// a name leadline does not know as it is.
+func TestProviderLabel(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	is.Equal((&oauth.Connection{Provider: oauth.Google}).ProviderLabel(), "Google")
+	is.Equal((&oauth.Connection{Provider: oauth.Microsoft}).ProviderLabel(), "Microsoft")
+	is.Equal((&oauth.Connection{Provider: "other"}).ProviderLabel(), "other")
+}

@@ -33,6 +33,16 @@ type Connection struct {
 	Refusal       *string    `bun:"refusal"`
 }
 
+// ProviderLabel is the connection's provider as people name it ("Google",
+// "Microsoft"), or its internal name when leadline knows no such
+// provider.
+func (c *Connection) ProviderLabel() string {
+	if p, ok := Providers[c.Provider]; ok && p.Label != "" {
+		return p.Label
+	}
+	return c.Provider
+}
+
 // access is an access token in memory, with when it expires by the clock.
 type access struct {
 	token   string
