@@ -59,9 +59,11 @@ func (rq *Request) variantSections(q *sequences.SequenceView, st *enrollments.Se
 		sec := variantSection{StepID: s.StepID, Table: reportTable{Name: "variants-" + s.StepID, Caption: "Variants of step " + s.StepID,
 			Head: variantHead, CSV: rq.Path("/sequences/") + q.ID + "/variants.csv"}}
 		var labels []string
-		sets := []dataset{{Label: "Reply rate"}, {Label: "Positive reply rate"}, {Label: "Meeting rate"}}
+		// The chart draws percentages, rounded as the table shows them:
+		// its axis then runs to the highest rate, not to 1.
+		sets := []dataset{{Label: "Reply rate (%)"}, {Label: "Positive reply rate (%)"}, {Label: "Meeting rate (%)"}}
 		if s.Type == sequences.TypeInvite {
-			sets = append([]dataset{{Label: "Acceptance rate"}}, sets...)
+			sets = append([]dataset{{Label: "Acceptance rate (%)"}}, sets...)
 		}
 		for _, v := range s.Variants {
 			sec.Table.Rows = append(sec.Table.Rows, variantRow(v))
@@ -75,7 +77,7 @@ func (rq *Request) variantSections(q *sequences.SequenceView, st *enrollments.Se
 				rates = append([]*float64{v.AcceptanceRate}, rates...)
 			}
 			for i := range sets {
-				sets[i].Data = append(sets[i].Data, rates[i])
+				sets[i].Data = append(sets[i].Data, chartPercent(rates[i]))
 			}
 		}
 		sec.Chart = newChart("bar", "Rates by variant of step "+s.StepID, labels, sets)
@@ -85,6 +87,16 @@ func (rq *Request) variantSections(q *sequences.SequenceView, st *enrollments.Se
 		out = append(out, sec)
 	}
 	return out
+}
+
+// chartPercent is a rate as the percentage the tables show (shown's
+// "ratio": one decimal); nil stays nil (no rate yet).
+func chartPercent(rate *float64) *float64 {
+	if rate == nil {
+		return nil
+	}
+	p, _ := strconv.ParseFloat(strconv.FormatFloat(*rate*100, 'f', 1, 64), 64)
+	return &p
 }
 
 // winnerText says when and why a step's variant won, or that the pick was
