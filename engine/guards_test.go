@@ -38,7 +38,8 @@ func (e *rig) guarded(spec senders.Spec) *senders.Sender {
 
 // TestSpacingPacesASendersActions: with its default spacing a LinkedIn
 // sender's invitations go out one by one, 45 s to 3 min apart, not at
-// once; the waiting ones say so, and the day still sends them all.
+// once; the waiting ones say so, and the day still sends them all. The
+// slot is found by the sender's key on both engines.
 func TestSpacingPacesASendersActions(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -62,6 +63,9 @@ func TestSpacingPacesASendersActions(t *testing.T) {
 		is.Equal(*reasons[senders.GuardSpacing].Count, 5)
 
 		e.runUntil(monday.Add(4 * time.Hour))
+		// The slot is taken by an upsert on its key; when it is taken
+		// already, its time is read by the same key.
+		dbtest.AssertNoScan(t, d, "sender_pace", "", []string{"SELECT next_at FROM sender_pace WHERE sender_id = '" + ben.ID + "'"})
 		perf := e.net.Performed()
 		is.Equal(len(perf), 6)
 		for i := 1; i < len(perf); i++ {

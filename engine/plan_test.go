@@ -156,6 +156,21 @@ func TestEngineQueriesUseIndexes(t *testing.T) {
 		if together == 0 {
 			t.Error("no outcomes written together")
 		}
+		// The tick's prepared reads by key (a workspace, its blacklist) and
+		// by a list of ids (a group's enrollments, the tick's senders) were
+		// recorded and find their rows by key.
+		for _, table := range []string{"workspaces", "blacklist"} {
+			dbtest.AssertNoScan(t, d, table, "", queries)
+		}
+		listed := 0
+		for _, q := range queries {
+			if strings.Contains(q, `WHERE (e.id IN (`) || strings.Contains(q, `WHERE (s.id IN (`) {
+				listed++
+			}
+		}
+		if listed == 0 {
+			t.Error("no prepared read by a list of ids recorded")
+		}
 		// The leads a group of enrollments reads at once are looked up by
 		// id, not found among the workspace's.
 		dbtest.AssertNoScan(t, d, "leads", "leads_ws", queries)
